@@ -1,0 +1,1 @@
+"""Rule documents, packaged from rules/."""

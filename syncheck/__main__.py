@@ -1,0 +1,3 @@
+from syncheck.cli import main
+
+raise SystemExit(main())

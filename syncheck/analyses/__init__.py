@@ -1,0 +1,1 @@
+"""Shared analyses: control dependence, uniformity, barrier intervals."""

@@ -1,0 +1,62 @@
+"""Where a synchronizing call is reached by only part of the threads that must reach it.
+
+A primitive of scope S (block, grid, tile of N threads) is correct only under
+control that is uniform over S. This service walks every call tree from the
+roots, finds primitive sites whose controllers (in any frame) vary more finely
+than S, and says where the divergence enters: at the primitive itself, or at the
+outermost call made under divergent control.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from syncheck.analyses.levels import Level
+from syncheck.analyses.uniformity import Controller, Site, UniformityService, effective_controllers
+from syncheck.ir.nodes import Node
+from syncheck.ir.program import Function
+
+
+@dataclass
+class PartialReach:
+    site: Site                 # the primitive call
+    anchor_site: Site          # where to report: the primitive, or the call that enters divergence
+    anchor_function: Function
+    causes: list[Controller]   # the divergent decisions in the anchor's function
+    chain: list[Site]          # calls below the anchor down to the primitive (empty: direct)
+    allowed: Level             # the coarsest level the primitive tolerates
+
+    @property
+    def anchor(self) -> Node:
+        return self.anchor_site.node
+
+
+def partial_reaches(service: UniformityService,
+                    allowed_level: Callable[[Site], Level | None]) -> list[PartialReach]:
+    found: dict[tuple, PartialReach] = {}
+    for root in service.root_functions():
+        for site, frames in service.walk_sites(root):
+            if site.prim is None:
+                continue
+            allowed = allowed_level(site)
+            if allowed is None:
+                continue
+            violating = [(d, c) for d, c in effective_controllers(site, frames) if c.level > allowed]
+            if not violating:
+                continue
+            depth = min(d for d, _ in violating)
+            causes = [c for d, c in violating if d == depth]
+            if depth < len(frames):
+                anchor_site = frames[depth].site
+                chain = [f.site for f in frames[depth + 1:]] + [site]
+            else:
+                anchor_site, chain = site, []
+            key = (anchor_site.node.line, anchor_site.node.col, site.node.line, site.prim.category)
+            if key in found:
+                continue
+            found[key] = PartialReach(site, anchor_site, anchor_site.function, causes,
+                                      chain, allowed)
+    return list(found.values())
+
+

@@ -1,0 +1,116 @@
+"""The uniformity lattice and abstract values.
+
+A level says over which group of threads a value is guaranteed to be the same.
+Lower is more uniform. The tile levels sit between a warp and a single thread:
+``TILE16`` means "the same within each aligned 16-thread group".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+
+class Level(IntEnum):
+    UNIFORM = 0   # same for every thread of the grid (kernel params, blockDim, constants)
+    BLOCK = 1     # same within a block (blockIdx, block-wide barrier results)
+    WARP = 2      # same within a warp (threadIdx.x / 32)
+    TILE16 = 3
+    TILE8 = 4
+    TILE4 = 5
+    TILE2 = 6
+    THREAD = 7    # may differ between any two threads
+
+    def describe(self) -> str:
+        return _DESCRIPTIONS[self]
+
+
+_DESCRIPTIONS = {
+    Level.UNIFORM: "uniform",
+    Level.BLOCK: "block-uniform (differs between blocks)",
+    Level.WARP: "warp-uniform (differs between warps)",
+    Level.TILE16: "uniform only within 16-thread tiles",
+    Level.TILE8: "uniform only within 8-thread tiles",
+    Level.TILE4: "uniform only within 4-thread tiles",
+    Level.TILE2: "uniform only within 2-thread tiles",
+    Level.THREAD: "thread-dependent",
+}
+
+_TILE_LEVELS = {1: Level.THREAD, 2: Level.TILE2, 4: Level.TILE4, 8: Level.TILE8,
+                16: Level.TILE16, 32: Level.WARP}
+
+
+def group_level(threads: int) -> Level:
+    """The finest level still uniform within aligned groups of ``threads`` threads."""
+    if threads >= 32:
+        return Level.WARP
+    best = Level.THREAD
+    for size, level in sorted(_TILE_LEVELS.items()):
+        if size <= threads:
+            best = level
+    return best
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Why a value varies: a short chain of (what, line), most recent first."""
+
+    steps: tuple[tuple[str, int], ...]
+
+    def through(self, what: str, line: int) -> "Origin":
+        if self.steps and self.steps[0][0] == what:
+            return self
+        return Origin(((what, line),) + self.steps[:3])
+
+    def describe(self) -> str:
+        parts = []
+        for i, (what, line) in enumerate(self.steps):
+            parts.append(f"{what} (line {line})" if i == 0 or line else what)
+        return " <- ".join(parts)
+
+    @property
+    def root(self) -> tuple[str, int]:
+        return self.steps[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    level: Level = Level.UNIFORM
+    const: int | float | None = None
+    # threadIdx.x plus a warp-aligned uniform offset: its lane is value % 32.
+    lane_linear: bool = False
+    # A multiple of 32 (blockDim.x, under the default block-shape assumption).
+    aligned: bool = False
+    origin: Origin | None = None
+
+    def join(self, other: "Value") -> "Value":
+        if self == other:
+            return self
+        level = max(self.level, other.level)
+        origin = self.origin if self.level >= other.level else other.origin
+        if origin is None:
+            origin = self.origin or other.origin
+        return Value(
+            level=Level(level),
+            const=self.const if self.const == other.const else None,
+            lane_linear=self.lane_linear and other.lane_linear,
+            aligned=self.aligned and other.aligned,
+            origin=origin if level > Level.UNIFORM else None,
+        )
+
+    def at_least(self, level: Level, origin: Origin | None) -> "Value":
+        """The value made at least ``level``-varying (e.g. assigned under divergent control)."""
+        if level <= self.level:
+            return self
+        return Value(level=level, origin=origin, aligned=False)
+
+
+UNIFORM = Value()
+THREAD = Value(Level.THREAD)
+
+
+def join_all(values) -> Value:
+    out = UNIFORM
+    for v in values:
+        out = out.join(v)
+    return out

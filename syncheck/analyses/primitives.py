@@ -1,0 +1,145 @@
+"""What the CUDA calls that syncheck reasons about mean.
+
+Each call to a synchronization primitive, a collective or a thread-identity query
+is classified once here; the uniformity analysis and every check read the result,
+so no check matches function names on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from syncheck.analyses.levels import Level, group_level
+from syncheck.ir.calls import call_args, callee_name, group_kind, member_object
+from syncheck.ir.nodes import Node
+
+BLOCK_BARRIER = "block_barrier"
+GRID_SYNC = "grid_sync"
+TILE_SYNC = "tile_sync"          # tile.sync(), __syncwarp()
+WARP_COLLECTIVE = "warp_collective"  # __shfl*_sync, __ballot_sync, ...: mask-taking intrinsics
+TILE_COLLECTIVE = "tile_collective"  # tile.shfl_down(), cg::reduce(tile, ...)
+LEGACY_WARP = "legacy_warp"      # __shfl, __any, ... without _sync
+QUERY = "query"                  # thread_rank(), meta_group_rank(), __activemask(), atomics
+GROUP_HANDLE = "group_handle"    # this_thread_block(), tiled_partition<N>(), coalesced_threads()
+
+
+@dataclass(frozen=True)
+class Primitive:
+    name: str                 # as the user would write it, for messages
+    category: str
+    scope: str = ""           # block | grid | warp | tile | coalesced
+    tile_size: int | None = None
+    mask_arg: int | None = None
+    group: Node | None = None  # the group object (member call or first argument)
+    result: Level | None = None  # fixed result level; None: computed by the analysis
+    returns_lane_linear: bool = False
+
+    @property
+    def is_barrier_like(self) -> bool:
+        return self.category in (BLOCK_BARRIER, GRID_SYNC, TILE_SYNC)
+
+
+_BARRIER_FUNCS = {"__syncthreads": None, "__syncthreads_count": Level.BLOCK,
+                  "__syncthreads_and": Level.BLOCK, "__syncthreads_or": Level.BLOCK,
+                  "__barrier_sync": None}
+_WARP_RESULT = {
+    "__shfl_sync": None, "__shfl_up_sync": Level.THREAD, "__shfl_down_sync": Level.THREAD,
+    "__shfl_xor_sync": Level.THREAD, "__ballot_sync": Level.WARP, "__any_sync": Level.WARP,
+    "__all_sync": Level.WARP, "__uni_sync": Level.WARP, "__match_any_sync": Level.THREAD,
+    "__match_all_sync": Level.WARP, "__reduce_add_sync": Level.WARP,
+    "__reduce_min_sync": Level.WARP, "__reduce_max_sync": Level.WARP,
+    "__reduce_and_sync": Level.WARP, "__reduce_or_sync": Level.WARP,
+    "__reduce_xor_sync": Level.WARP,
+}
+LEGACY_REPLACEMENTS = {
+    "__shfl": "__shfl_sync", "__shfl_up": "__shfl_up_sync", "__shfl_down": "__shfl_down_sync",
+    "__shfl_xor": "__shfl_xor_sync", "__any": "__any_sync", "__all": "__all_sync",
+    "__ballot": "__ballot_sync",
+}
+_THREAD_QUERIES = {"__activemask", "__lanemask_lt", "__lanemask_le", "__lanemask_eq",
+                   "__lanemask_gt", "__lanemask_ge", "clock", "clock64", "__globaltimer",
+                   "atomicAdd", "atomicAdd_block", "atomicSub", "atomicExch", "atomicMin",
+                   "atomicMax", "atomicCAS", "atomicInc", "atomicDec", "atomicAnd",
+                   "atomicOr", "atomicXor", "malloc"}
+_TILE_COLLECTIVE_METHODS = {"shfl": None, "shfl_down": Level.THREAD, "shfl_up": Level.THREAD,
+                            "shfl_xor": Level.THREAD, "any": "tile", "all": "tile",
+                            "ballot": "tile", "match_any": Level.THREAD, "match_all": "tile"}
+_CG_FREE_COLLECTIVES = {"reduce": "tile", "inclusive_scan": Level.THREAD,
+                        "exclusive_scan": Level.THREAD}
+_SCOPE_OF_GROUP = {"block": "block", "grid": "grid", "tile": "tile", "coalesced": "coalesced",
+                   "thread_group": "tile"}
+
+
+def _is_cg(call: Node) -> bool:
+    d = call.decl
+    return d is None or d.in_model or d.qualified.startswith("cooperative_groups")
+
+
+def classify(call: Node) -> Primitive | None:
+    """The primitive a call expression invokes, or None for an ordinary call."""
+    name = callee_name(call)
+    decl = call.decl
+    if decl is not None and not decl.in_model and not decl.qualified.startswith("cooperative_groups"):
+        if decl.name != "__syncthreads":  # a clang builtin, declared nowhere
+            return None
+    obj = member_object(call)
+    if obj is not None:
+        return _classify_member(call, name, obj)
+    if name in _BARRIER_FUNCS:
+        return Primitive(f"{name}()", BLOCK_BARRIER, "block", result=_BARRIER_FUNCS[name])
+    if name == "__syncwarp":
+        return Primitive("__syncwarp()", TILE_SYNC, "warp", 32, mask_arg=0)
+    if name in _WARP_RESULT:
+        return Primitive(name, WARP_COLLECTIVE, "warp", 32, mask_arg=0, result=_WARP_RESULT[name])
+    if name in LEGACY_REPLACEMENTS:
+        return Primitive(name, LEGACY_WARP, "warp", 32, result=Level.THREAD)
+    if name in _THREAD_QUERIES:
+        return Primitive(name, QUERY, result=Level.THREAD)
+    if name in ("this_thread_block", "this_grid", "coalesced_threads", "tiled_partition"):
+        return Primitive(name, GROUP_HANDLE, result=Level.UNIFORM)
+    args = call_args(call)
+    if name in ("sync", "thread_rank", "group_size") and _is_cg(call) and args:
+        return _classify_group_call(call, name, args[0], free=True)
+    if name in _CG_FREE_COLLECTIVES and _is_cg(call) and args:
+        kind, size = group_kind(args[0].type)
+        if kind in ("tile", "coalesced", "thread_group"):
+            scope = _SCOPE_OF_GROUP[kind]
+            res = _CG_FREE_COLLECTIVES[name]
+            result = group_level(size or 32) if res == "tile" and kind == "tile" else (
+                Level.THREAD if res == "tile" else res)
+            return Primitive(f"cg::{name}", TILE_COLLECTIVE, scope, size, group=args[0], result=result)
+    return None
+
+
+def _classify_member(call: Node, method: str, obj: Node) -> Primitive | None:
+    return _classify_group_call(call, method, obj, free=False)
+
+
+def _classify_group_call(call: Node, method: str, obj: Node, free: bool) -> Primitive | None:
+    kind, size = group_kind(obj.type)
+    if kind is None:
+        return None
+    scope = _SCOPE_OF_GROUP[kind]
+    shown = f"cg::{method}({obj.spelling or 'group'})" if free else f"{obj.spelling or 'group'}.{method}()"
+    if method in ("sync", "synchronize", "barrier_wait"):
+        category = {"block": BLOCK_BARRIER, "grid": GRID_SYNC}.get(kind, TILE_SYNC)
+        return Primitive(shown, category, scope, size, group=obj)
+    if method == "thread_rank":
+        return Primitive(shown, QUERY, scope, size, group=obj, result=Level.THREAD,
+                         returns_lane_linear=kind in ("block", "grid"))
+    if method in ("size", "num_threads", "meta_group_size", "dim_threads", "group_dim",
+                  "dim_blocks", "num_blocks", "is_valid", "group_size"):
+        return Primitive(shown, QUERY, scope, size, group=obj, result=Level.UNIFORM)
+    if method in ("group_index", "block_rank", "block_index"):
+        return Primitive(shown, QUERY, scope, size, group=obj, result=Level.BLOCK)
+    if method == "thread_index":
+        return Primitive(shown, QUERY, scope, size, group=obj, result=Level.THREAD)
+    if method == "meta_group_rank":
+        level = group_level(size) if size else Level.THREAD
+        return Primitive(shown, QUERY, scope, size, group=obj, result=level)
+    if method in _TILE_COLLECTIVE_METHODS and kind in ("tile", "coalesced", "thread_group"):
+        res = _TILE_COLLECTIVE_METHODS[method]
+        if res == "tile":
+            res = group_level(size) if size else Level.THREAD
+        return Primitive(shown, TILE_COLLECTIVE, scope, size, group=obj, result=res)
+    return None

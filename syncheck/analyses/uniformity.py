@@ -1,0 +1,739 @@
+"""Uniformity analysis: which values and which control decisions differ between threads.
+
+Every expression gets a ``Value`` whose level says over which group of threads it
+is the same (see ``levels``). The analysis is flow-sensitive over the CFG, joins
+at merge points, and taints a definition made under divergent control with that
+control's level (a variable assigned on one side of a thread-dependent branch is
+thread-dependent after the merge). Calls to analyzed functions use summaries per
+argument levels; ternary arms and the right side of ``&&``/``||`` are guarded by
+their condition.
+
+The service is shared: the barrier, warp, cooperative-launch and race checks all
+read the same ``FunctionAnalysis`` objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from syncheck.analyses import primitives as P
+from syncheck.analyses.control_dependence import control_dependences
+from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level, join_all
+from syncheck.ir.calls import call_args, source_text
+from syncheck.ir.cfg import CFG, build_cfg
+from syncheck.ir.nodes import Node
+from syncheck.ir.program import Function, Program
+
+_MAX_FRAMES = 20000  # call-tree walk budget per root, against pathological call graphs
+
+
+@dataclass(frozen=True)
+class Controller:
+    """A decision that controls whether some code runs."""
+
+    cond: Node
+    stmt: Node | None
+    kind: str          # if | loop | switch | ternary | logical
+    value: Value
+    function: str
+
+    @property
+    def level(self) -> Level:
+        return self.value.level
+
+
+@dataclass
+class Site:
+    """A call of interest: a primitive, or a call into an analyzed function."""
+
+    node: Node
+    prim: P.Primitive | None
+    callee: Function | None
+    args: list[Node]
+    arg_values: list[Value]
+    controllers: tuple[Controller, ...]
+    function: Function
+
+    @property
+    def level(self) -> Level:
+        return max((c.level for c in self.controllers), default=Level.UNIFORM)
+
+
+@dataclass
+class FunctionAnalysis:
+    function: Function
+    cfg: CFG
+    param_values: tuple[Value, ...]
+    ret: Value = UNIFORM
+    out_level: Level = Level.UNIFORM
+    sites: list[Site] = field(default_factory=list)
+    values: dict[int, Value] = field(default_factory=dict)
+    block_controllers: dict[int, tuple[Controller, ...]] = field(default_factory=dict)
+    node_block: dict[int, int] = field(default_factory=dict)
+    call_envs: dict[int, dict[str, Value]] = field(default_factory=dict)  # lambda calls' captures
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One call on the way from a root (kernel) to a site."""
+
+    site: Site                 # the call site in the caller
+    analysis: FunctionAnalysis  # the callee's analysis in this context
+
+
+@dataclass(frozen=True)
+class ShapeAssumption:
+    """What is assumed of the block shape; pinned by a comment or config."""
+
+    x_multiple_of_32: bool = True
+    block_dim: tuple[int, int, int] | None = None
+
+    def describe(self) -> str:
+        if self.block_dim:
+            return f"block shape {self.block_dim[0]}x{self.block_dim[1]}x{self.block_dim[2]}"
+        return "assuming blockDim.x is a multiple of 32" if self.x_multiple_of_32 else ""
+
+
+def shape_for(fn: Function, default: tuple[int, int, int] | None = None) -> ShapeAssumption:
+    dims = fn.block_dim or default
+    if dims:
+        x, y, z = dims
+        return ShapeAssumption(x_multiple_of_32=(x % 32 == 0) or (y * z == 1), block_dim=dims)
+    return ShapeAssumption()
+
+
+class UniformityService:
+    def __init__(self, program: Program, default_block_dim: tuple[int, int, int] | None = None):
+        self.program = program
+        self.default_block_dim = default_block_dim
+        self._cache: dict[tuple, FunctionAnalysis] = {}
+        self._cfgs: dict[str, tuple[CFG, set[int], dict[int, set[int]]]] = {}
+        self._in_progress: set[tuple] = set()
+
+    # -- per function --
+    def cfg_of(self, fn: Function):
+        entry = self._cfgs.get(fn.key)
+        if entry is None:
+            cfg = build_cfg(fn.body)
+            live = cfg.reachable() | {cfg.exit}
+            deps = control_dependences(cfg, live)
+            entry = (cfg, live, deps)
+            self._cfgs[fn.key] = entry
+        return entry
+
+    def analyze(self, fn: Function, param_values: tuple[Value, ...] | None = None,
+                shape: ShapeAssumption | None = None,
+                outer_env: dict[str, Value] | None = None) -> FunctionAnalysis:
+        if param_values is None:
+            param_values = tuple(
+                Value(Level.UNIFORM) for _ in fn.params)
+        shape = shape or shape_for(fn, self.default_block_dim)
+        key = (fn.key, tuple((v.level, v.lane_linear, v.aligned) for v in param_values), shape)
+        if outer_env is None and key in self._cache:
+            return self._cache[key]
+        if key in self._in_progress:  # recursion: give up precision, not soundness
+            cfg = self.cfg_of(fn)[0]
+            return FunctionAnalysis(fn, cfg, param_values, ret=Value(Level.THREAD),
+                                    out_level=Level.THREAD)
+        self._in_progress.add(key)
+        try:
+            result = _FunctionAnalyzer(self, fn, param_values, shape, outer_env).run()
+        finally:
+            self._in_progress.discard(key)
+        if outer_env is None:
+            self._cache[key] = result
+        return result
+
+    # -- whole call trees --
+    def root_functions(self) -> list[Function]:
+        """Kernels, plus device functions no analyzed kernel calls (they may be called elsewhere)."""
+        # Functions with syntax errors are left out: their recovered bodies would mislead.
+        roots = [f for f in self.program.functions.values()
+                 if f.kind == "kernel" and f.body and not f.has_errors]
+        called: set[str] = set()
+        for f in self.program.functions.values():
+            if f.body is None or not f.runs_on_device:
+                continue
+            for node in f.body.walk():
+                if node.kind == "CALL_EXPR":
+                    target = self.program.resolve_call(node.decl)
+                    if target is not None and target.key != f.key:
+                        called.add(target.key)
+        for f in self.program.functions.values():
+            if f.body and f.kind in ("device", "host_device") and f.key not in called \
+                    and not f.has_errors:
+                roots.append(f)
+        return roots
+
+    def walk_sites(self, root: Function):
+        """Yield (site, frames) for every site reachable from ``root`` through calls."""
+        budget = [_MAX_FRAMES]
+        top = self.analyze(root)
+        yield from self._walk(top, (), {root.key}, budget)
+
+    def _walk(self, analysis: FunctionAnalysis, frames: tuple[Frame, ...], active: set[str], budget):
+        for site in analysis.sites:
+            yield site, frames
+            callee = site.callee
+            if callee is None or callee.body is None or callee.key in active or budget[0] <= 0:
+                continue
+            budget[0] -= 1
+            outer = None
+            if callee.is_lambda:
+                outer = analysis.call_envs.get(site.node.id)  # captured variables
+            sub = self.analyze(callee, tuple(site.arg_values[:len(callee.params)]) +
+                               tuple(UNIFORM for _ in callee.params[len(site.arg_values):]),
+                               outer_env=outer)
+            yield from self._walk(sub, frames + (Frame(site, sub),), active | {callee.key}, budget)
+
+
+def effective_controllers(site: Site, frames: tuple[Frame, ...]) -> list[tuple[int, Controller]]:
+    """All controllers of a site, with the depth of the frame they belong to (0 = root)."""
+    out = []
+    for depth, frame in enumerate(frames):
+        out.extend((depth, c) for c in frame.site.controllers)
+    out.extend((len(frames), c) for c in site.controllers)
+    return out
+
+
+# ---------------------------------------------------------------------------
+
+_ARITH = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", ">", "<=", ">=", "==",
+          "!=", "&&", "||", "<=>", ","}
+_ASSIGN_OPS = {"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="}
+_CASTS = {"CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR",
+          "CXX_REINTERPRET_CAST_EXPR", "CXX_CONST_CAST_EXPR", "PAREN_EXPR", "UNEXPOSED_EXPR",
+          "CXX_DYNAMIC_CAST_EXPR"}
+
+
+def _mask_for(type_spelling: str) -> int | None:
+    t = type_spelling
+    if "unsigned" in t or "size_t" in t or t.startswith("uint"):
+        return 0xFFFFFFFFFFFFFFFF if ("long" in t or "size_t" in t or "64" in t) else 0xFFFFFFFF
+    return None
+
+
+def fold(op: str, a, b, type_spelling: str):
+    if a is None or b is None:
+        return None
+    try:
+        if isinstance(a, float) or isinstance(b, float):
+            if op in ("+", "-", "*", "/"):
+                return {"+": a + b, "-": a - b, "*": a * b, "/": a / b if b else None}[op]
+            if op in ("<", ">", "<=", ">=", "==", "!="):
+                return int({"<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b,
+                            "==": a == b, "!=": a != b}[op])
+            return None
+        r = {
+            "+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+            "/": lambda: (abs(a) // abs(b)) * (1 if (a >= 0) == (b >= 0) else -1) if b else None,
+            "%": lambda: (a - b * int(a / b)) if b else None,
+            "<<": lambda: a << b if 0 <= b < 64 else None, ">>": lambda: a >> b if 0 <= b < 64 else None,
+            "&": lambda: a & b, "|": lambda: a | b, "^": lambda: a ^ b,
+            "<": lambda: int(a < b), ">": lambda: int(a > b), "<=": lambda: int(a <= b),
+            ">=": lambda: int(a >= b), "==": lambda: int(a == b), "!=": lambda: int(a != b),
+            "&&": lambda: int(bool(a) and bool(b)), "||": lambda: int(bool(a) or bool(b)),
+            ",": lambda: b,
+        }[op]()
+    except (KeyError, ZeroDivisionError, OverflowError):
+        return None
+    mask = _mask_for(type_spelling)
+    if r is not None and mask is not None and op not in ("<", ">", "<=", ">=", "==", "!=", "&&", "||"):
+        r &= mask
+    return r
+
+
+def _is_pow2(v) -> bool:
+    return isinstance(v, int) and v > 0 and (v & (v - 1)) == 0
+
+
+class _FunctionAnalyzer:
+    def __init__(self, service: UniformityService, fn: Function, params: tuple[Value, ...],
+                 shape: ShapeAssumption, outer_env: dict[str, Value] | None):
+        self.service = service
+        self.program = service.program
+        self.fn = fn
+        self.shape = shape
+        self.cfg, self.live, self.deps = service.cfg_of(fn)
+        self.result = FunctionAnalysis(fn, self.cfg, params)
+        self.initial: dict[str, Value] = dict(outer_env or {})
+        for p, v in zip(fn.params, params):
+            if v.level > Level.UNIFORM and v.origin is None:
+                v = Value(v.level, v.const, v.lane_linear, v.aligned,
+                          Origin(((f"parameter '{p.name}'", fn.line),)))
+            self.initial[p.key] = v
+        self.cond_values: dict[int, Value] = {}
+        self.ret = UNIFORM
+        self.out_level = Level.UNIFORM
+        # Only the final pass records sites and values for the checks.
+        self.recording = False
+
+    # -- driver --
+    def run(self) -> FunctionAnalysis:
+        order = [b for b in self.cfg.reverse_postorder() if b in self.live]
+        controllers: dict[int, tuple[Controller, ...]] = {b: () for b in self.live}
+        for _ in range(50):
+            outs = self._fixpoint(order, controllers)
+            new_controllers = self._controllers()
+            if new_controllers == controllers:
+                break
+            controllers = new_controllers
+        # One recording pass over the converged block inputs.
+        self.recording = True
+        self.result.block_controllers = controllers
+        for b in order:
+            self._transfer(b, self._entry_env(b, outs), controllers.get(b, ()))
+        self.result.ret = self.ret
+        self.result.out_level = self.out_level
+        return self.result
+
+    def _entry_env(self, b: int, outs: dict[int, dict[str, Value]]) -> dict[str, Value]:
+        if b == self.cfg.entry:
+            return dict(self.initial)
+        env: dict[str, Value] = {}
+        for p in self.cfg.blocks[b].preds:
+            pe = outs.get(p)
+            if pe is None:
+                continue
+            for k, v in pe.items():
+                old = env.get(k)
+                env[k] = v if old is None else old.join(v)
+        return env
+
+    def _fixpoint(self, order, controllers):
+        outs: dict[int, dict[str, Value]] = {}
+        ins: dict[int, dict[str, Value]] = {}
+        for _ in range(200):
+            changed = False
+            for b in order:
+                env = self._entry_env(b, outs)
+                if ins.get(b) == env and b in outs:
+                    continue
+                ins[b] = env
+                out = self._transfer(b, dict(env), controllers.get(b, ()))
+                if outs.get(b) != out:
+                    outs[b] = out
+                    changed = True
+            if not changed:
+                break
+        return outs
+
+    def _controllers(self) -> dict[int, tuple[Controller, ...]]:
+        """Transitive controlling branches of each block, from the latest condition values."""
+        direct: dict[int, list[int]] = {b: sorted(d) for b, d in self.deps.items()}
+        result: dict[int, tuple[Controller, ...]] = {}
+        blocks = self.cfg.blocks
+        for b in self.live:
+            seen: set[int] = set()
+            stack = list(direct.get(b, ()))
+            ctrls = []
+            while stack:
+                a = stack.pop()
+                if a in seen:
+                    continue
+                seen.add(a)
+                blk = blocks[a]
+                value = self.cond_values.get(a, UNIFORM)
+                if blk.branch is not None:
+                    ctrls.append(Controller(blk.branch, blk.branch_stmt, blk.branch_kind, value,
+                                            self.fn.name))
+                stack.extend(direct.get(a, ()))
+            ctrls.sort(key=lambda c: (c.cond.start, c.cond.id))
+            result[b] = tuple(ctrls)
+        return result
+
+    # -- transfer --
+    def _transfer(self, b: int, env: dict[str, Value], ctrls: tuple[Controller, ...]):
+        self.env = env
+        self.block = b
+        self.block_ctrls = ctrls
+        self.block_level = max((c.level for c in ctrls), default=Level.UNIFORM)
+        self.block_origin = None
+        for c in ctrls:
+            if c.level == self.block_level and c.level > Level.UNIFORM:
+                self.block_origin = (c.value.origin or Origin(())).through(
+                    f"branch on '{source_text(self.program.source_lines, c.cond)}'", c.cond.line)
+                break
+        self.guards: list[Controller] = []
+        blk = self.cfg.blocks[b]
+        for item in blk.items:
+            v = self.eval(item)
+            if item is blk.branch:
+                old = self.cond_values.get(b)
+                self.cond_values[b] = v if old is None else old.join(v)
+        return self.env
+
+    def ctrl_level(self) -> tuple[Level, Origin | None]:
+        level, origin = self.block_level, self.block_origin
+        for g in self.guards:
+            if g.level > level:
+                level = g.level
+                origin = (g.value.origin or Origin(())).through(
+                    f"condition '{source_text(self.program.source_lines, g.cond)}'", g.cond.line)
+        return level, origin
+
+    def record(self, node: Node, value: Value) -> Value:
+        if self.recording:
+            self.result.values[node.id] = value
+            self.result.node_block[node.id] = self.block
+        return value
+
+    # -- expressions --
+    def eval(self, node: Node) -> Value:
+        method = getattr(self, "_e_" + node.kind, None)
+        value = method(node) if method is not None else self._e_default(node)
+        return self.record(node, value)
+
+    def _e_default(self, node: Node) -> Value:
+        return join_all(self.eval(c) for c in node.children) if node.children else UNIFORM
+
+    def _e_INTEGER_LITERAL(self, node):
+        v = node.value
+        return Value(const=v, aligned=isinstance(v, int) and v % 32 == 0)
+
+    _e_FLOATING_LITERAL = _e_CHARACTER_LITERAL = _e_CXX_BOOL_LITERAL_EXPR = _e_INTEGER_LITERAL
+
+    def _e_STRING_LITERAL(self, node):
+        return UNIFORM
+
+    def _e_LAMBDA_EXPR(self, node):
+        return UNIFORM
+
+    def _e_CXX_THIS_EXPR(self, node):
+        return UNIFORM
+
+    def _e_UNARY_EXPR(self, node):  # sizeof, alignof
+        return UNIFORM
+
+    def _e_CASTLIKE(self, node):
+        if not node.children:
+            return UNIFORM
+        values = [self.eval(c) for c in node.children]
+        return values[-1]
+
+    _e_CSTYLE_CAST_EXPR = _e_CXX_STATIC_CAST_EXPR = _e_CXX_FUNCTIONAL_CAST_EXPR = _e_CASTLIKE
+    _e_CXX_REINTERPRET_CAST_EXPR = _e_CXX_CONST_CAST_EXPR = _e_PAREN_EXPR = _e_CASTLIKE
+    _e_UNEXPOSED_EXPR = _e_CASTLIKE
+
+    def _e_DECL_STMT(self, node):
+        for c in node.children:
+            self.eval(c)
+        return UNIFORM
+
+    def _e_VAR_DECL(self, node):
+        decl = node.decl
+        if decl is None or decl.storage in ("shared", "global", "constant"):
+            for c in node.children:
+                self.eval(c)
+            return UNIFORM
+        init = None
+        if node.children:
+            if "[" in node.type:
+                inits = [c for c in node.children if c.kind == "INIT_LIST_EXPR"]
+                for c in node.children:
+                    if c.kind != "INIT_LIST_EXPR":
+                        self.eval(c)
+                init = self.eval(inits[-1]) if inits else None
+            else:
+                for c in node.children[:-1]:
+                    self.eval(c)
+                init = self.eval(node.children[-1])
+        value = init if init is not None else UNIFORM
+        self._define(decl.key, decl.name, node.line, value, strong=True)
+        return value
+
+    def _define(self, key: str, name: str, line: int, value: Value, strong: bool) -> None:
+        level, origin = self.ctrl_level()
+        if value.level > Level.UNIFORM and value.origin is not None:
+            value = Value(value.level, value.const, value.lane_linear, value.aligned,
+                          value.origin.through(f"'{name}'", line))
+        value = value.at_least(level, origin.through(f"'{name}' assigned under a branch", line)
+                               if origin else None)
+        if not strong and key in self.env:
+            value = self.env[key].join(value)
+            value = Value(value.level, None, value.lane_linear and False, value.aligned, value.origin)
+        self.env[key] = value
+
+    def _e_RETURN_STMT(self, node):
+        value = join_all(self.eval(c) for c in node.children)
+        level, origin = self.ctrl_level()
+        self.ret = self.ret.join(value.at_least(level, origin))
+        return value
+
+    def _builtin(self, name: str, member: str, line: int) -> Value:
+        shape = self.shape
+        what = f"{name}.{member}" if member else name
+        origin = Origin(((what, line),))
+        if name == "threadIdx":
+            if member in ("", "x"):
+                return Value(Level.THREAD, lane_linear=shape.x_multiple_of_32 or member == "x",
+                             origin=origin) if member else Value(Level.THREAD, origin=origin)
+            dims = shape.block_dim
+            if dims and dims[0] % 32 == 0 or (dims is None and shape.x_multiple_of_32):
+                return Value(Level.WARP, origin=origin)
+            return Value(Level.THREAD, origin=origin)
+        if name == "blockIdx":
+            return Value(Level.BLOCK, origin=origin)
+        if name == "blockDim":
+            dims = shape.block_dim
+            if dims:
+                c = {"x": dims[0], "y": dims[1], "z": dims[2]}.get(member)
+                return Value(const=c, aligned=c is not None and c % 32 == 0)
+            return Value(aligned=member == "x" and shape.x_multiple_of_32)
+        if name == "warpSize":
+            return Value(const=32, aligned=True)
+        return UNIFORM  # gridDim
+
+    def _e_DECL_REF_EXPR(self, node):
+        decl = node.decl
+        if decl is None:
+            return UNIFORM
+        st = decl.storage
+        if st == "builtin":
+            return self._builtin(decl.name, "", node.line)
+        if st in ("local", "param"):
+            v = self.env.get(decl.key)
+            if v is not None:
+                return v
+            if decl.value is not None:
+                return Value(const=decl.value)
+            return UNIFORM
+        if st == "shared":
+            return Value(Level.BLOCK, origin=Origin(((f"shared variable '{decl.name}'", node.line),)))
+        if decl.value is not None:
+            return Value(const=decl.value, aligned=isinstance(decl.value, int) and decl.value % 32 == 0)
+        return UNIFORM
+
+    def _e_MEMBER_REF_EXPR(self, node):
+        base = node.children[0] if node.children else None
+        if base is not None and base.kind == "DECL_REF_EXPR" and base.decl is not None \
+                and base.decl.storage == "builtin":
+            self.record(base, UNIFORM)
+            return self._builtin(base.decl.name, node.spelling, node.line)
+        return self._e_default(node)
+
+    def _address(self, node: Node) -> tuple[Value, str | None, str]:
+        """Value of an lvalue's address, the local variable it lives in (if any), and its memory."""
+        kind = node.kind
+        if kind in _CASTS and node.children:
+            return self._address(node.children[-1])
+        if kind == "DECL_REF_EXPR":
+            decl = node.decl
+            if decl is None:
+                return UNIFORM, None, "unknown"
+            if decl.storage in ("local", "param"):
+                if "*" in decl.type and "[" not in decl.type:  # a pointer: its value is the address
+                    return self.env.get(decl.key, UNIFORM), None, "pointer"
+                return UNIFORM, decl.key, "local"
+            return UNIFORM, None, decl.storage
+        if kind == "ARRAY_SUBSCRIPT_EXPR" and len(node.children) == 2:
+            base_addr, var, mem = self._address(node.children[0])
+            idx = self.eval(node.children[1])
+            return base_addr.join(idx), var, mem
+        if kind == "MEMBER_REF_EXPR" and node.children:
+            base = node.children[0]
+            if base.type.endswith("*") or "->" in node.spelling:
+                return self.eval(base), None, "pointer"
+            return self._address(base)
+        if kind == "UNARY_OPERATOR" and node.op == "*" and node.children:
+            return self.eval(node.children[0]), None, "pointer"
+        return self.eval(node), None, "unknown"
+
+    def _load(self, node: Node) -> Value:
+        addr, var, mem = self._address(node)
+        if var is not None:
+            content = self.env.get(var, UNIFORM)
+            return content.join(Value(addr.level, origin=addr.origin))
+        if mem == "shared":
+            return Value(max(Level.BLOCK, addr.level),
+                         origin=addr.origin or Origin(((f"shared memory", node.line),)))
+        return Value(addr.level, origin=addr.origin)
+
+    def _e_ARRAY_SUBSCRIPT_EXPR(self, node):
+        return self._load(node)
+
+    def _assign(self, target: Node, value: Value, compound: bool) -> None:
+        t = target
+        while t.kind in _CASTS and t.children:
+            t = t.children[-1]
+        if t.kind == "DECL_REF_EXPR" and t.decl is not None and t.decl.storage in ("local", "param"):
+            if compound:
+                value = self.env.get(t.decl.key, UNIFORM).join(value)
+                value = Value(value.level, None, False, False, value.origin)
+            self._define(t.decl.key, t.decl.name, t.line, value, strong=True)
+            return
+        addr, var, mem = self._address(t)
+        if var is not None:
+            name = t.spelling or "array"
+            self._define(var, name, t.line, value.join(Value(addr.level, origin=addr.origin)), strong=False)
+        elif mem == "param" or mem == "pointer":
+            level, _ = self.ctrl_level()
+            self.out_level = max(self.out_level, value.level, level)
+
+    def _e_BINARY_OPERATOR(self, node):
+        op = node.op
+        if len(node.children) != 2:
+            return self._e_default(node)
+        lhs, rhs = node.children
+        if op in _ASSIGN_OPS:
+            v = self.eval(rhs)
+            if op != "=":
+                v = v.join(self.eval(lhs))
+            else:
+                self._address(lhs)  # evaluates the index expressions
+            self._assign(lhs, v, compound=op != "=")
+            return v
+        a = self.eval(lhs)
+        if op in ("&&", "||"):
+            self.guards.append(Controller(lhs, None, "logical", a, self.fn.name))
+            b = self.eval(rhs)
+            self.guards.pop()
+        else:
+            b = self.eval(rhs)
+        return self._combine(op, a, b, node)
+
+    _e_COMPOUND_ASSIGNMENT_OPERATOR = _e_BINARY_OPERATOR
+
+    def _combine(self, op: str, a: Value, b: Value, node: Node) -> Value:
+        const = fold(op, a.const, b.const, node.type)
+        level = max(a.level, b.level)
+        origin = a.origin if a.level >= b.level else b.origin
+        lane_linear = aligned = False
+        if op in ("/", ">>") and a.lane_linear and b.level == Level.UNIFORM:
+            divisor = b.const if op == "/" else (1 << b.const if isinstance(b.const, int) and 0 <= b.const < 32 else None)
+            if _is_pow2(divisor) and divisor >= 2:
+                level = max(group_level(divisor), b.level)
+                origin = a.origin.through(f"'{source_text(self.program.source_lines, node)}'", node.line) \
+                    if a.origin and level > Level.UNIFORM else a.origin
+        elif op in ("+", "-"):
+            if a.lane_linear and b.aligned and b.level <= Level.WARP:
+                lane_linear = True
+            elif op == "+" and b.lane_linear and a.aligned and a.level <= Level.WARP:
+                lane_linear = True
+            aligned = a.aligned and b.aligned
+        elif op == "*":
+            aligned = a.aligned or b.aligned
+        elif op == ",":
+            return b
+        if op in ("<<",) and a.aligned:
+            aligned = True
+        if const is not None and isinstance(const, int) and const % 32 == 0:
+            aligned = True
+        return Value(Level(level), const, lane_linear, aligned, origin if level > Level.UNIFORM else None)
+
+    def _e_UNARY_OPERATOR(self, node):
+        op = node.op
+        if not node.children:
+            return UNIFORM
+        operand = node.children[0]
+        if op in ("++", "--", "post++", "post--"):
+            v = self.eval(operand)
+            self._assign(operand, Value(v.level, None, False, False, v.origin), compound=True)
+            return Value(v.level, None, False, False, v.origin)
+        if op == "*":
+            return self._load(node)
+        if op == "&":
+            addr, _, _ = self._address(operand)
+            return addr
+        v = self.eval(operand)
+        const = None
+        if v.const is not None:
+            try:
+                const = {"-": lambda x: -x, "+": lambda x: x, "!": lambda x: int(not x),
+                         "~": lambda x: ~x}[op](v.const) if not (op == "~" and isinstance(v.const, float)) else None
+            except KeyError:
+                const = None
+            mask = _mask_for(node.type)
+            if isinstance(const, int) and mask is not None:
+                const &= mask
+        return Value(v.level, const, False, False, v.origin)
+
+    def _e_CONDITIONAL_OPERATOR(self, node):
+        if len(node.children) != 3:
+            return self._e_default(node)
+        cond, a, b = node.children
+        c = self.eval(cond)
+        self.guards.append(Controller(cond, node, "ternary", c, self.fn.name))
+        va = self.eval(a)
+        vb = self.eval(b)
+        self.guards.pop()
+        out = va.join(vb)
+        if c.const is not None:
+            out = va if c.const else vb
+        elif c.level > out.level:
+            out = Value(c.level, None, False, False, c.origin)
+        return out
+
+    def _e_CALL_EXPR(self, node):
+        prim = P.classify(node)
+        args = call_args(node)
+        arg_values = [self.eval(a) for a in args]
+        callee = None if prim is not None else self.program.resolve_call(node.decl)
+        obj = None
+        if node.children and node.children[0].kind == "MEMBER_REF_EXPR":
+            obj_node = node.children[0]
+            obj = join_all(self.eval(c) for c in obj_node.children)
+        if prim is not None or (callee is not None and callee.body is not None):
+            if self.recording:
+                ctrls = self.block_ctrls + tuple(self.guards)
+                site = Site(node, prim, callee, args, arg_values, ctrls, self.fn)
+                self.result.sites.append(site)
+                if callee is not None and callee.is_lambda:
+                    self.result.call_envs[node.id] = dict(self.env)
+        if prim is not None:
+            return self._primitive_result(node, prim, args, arg_values)
+        if callee is not None and callee.body is not None:
+            params = tuple(arg_values[:len(callee.params)]) + tuple(
+                UNIFORM for _ in callee.params[len(arg_values):])
+            outer = dict(self.env) if callee.is_lambda else None
+            sub = self.service.analyze(callee, params, outer_env=outer)
+            self._taint_out_args(args, Value(sub.out_level), callee)
+            ret = sub.ret
+            if ret.level > Level.UNIFORM and ret.origin is not None:
+                ret = Value(ret.level, ret.const, ret.lane_linear, ret.aligned,
+                            ret.origin.through(f"result of '{callee.name}'", node.line))
+            return ret
+        # Unknown or library call: assume its result depends on its arguments only.
+        out = join_all(arg_values)
+        if obj is not None:
+            out = out.join(obj)
+        self._taint_out_args(args, out, None)
+        return Value(out.level, None, False, False, out.origin)
+
+    def _taint_out_args(self, args: list[Node], value: Value, callee: Function | None) -> None:
+        for i, a in enumerate(args):
+            target = None
+            if a.kind == "UNARY_OPERATOR" and a.op == "&" and a.children:
+                target = a.children[0]
+            elif callee is not None and i < len(callee.params):
+                ptype = callee.params[i].type
+                if "&" in ptype and "const" not in ptype:
+                    target = a
+            if target is not None and value.level > Level.UNIFORM:
+                self._assign(target, value, compound=True)
+
+    def _primitive_result(self, node: Node, prim: P.Primitive, args: list[Node],
+                          arg_values: list[Value]) -> Value:
+        origin = Origin(((f"result of {prim.name}", node.line),))
+        if prim.returns_lane_linear:
+            return Value(Level.THREAD, lane_linear=self.shape.x_multiple_of_32, origin=origin)
+        if prim.result is not None:
+            if prim.name == "__match_all_sync" and len(args) >= 3:
+                self._taint_out_args(args[2:3], Value(Level.THREAD, origin=origin), None)
+            return Value(prim.result, origin=origin if prim.result > Level.UNIFORM else None)
+        if prim.category in (P.WARP_COLLECTIVE, P.TILE_COLLECTIVE):
+            # Broadcasting shuffles: uniform when every lane reads the same source lane.
+            src_index = 2 if prim.category == P.WARP_COLLECTIVE else 1
+            width = 32
+            if prim.category == P.WARP_COLLECTIVE and len(arg_values) >= 4 and isinstance(arg_values[3].const, int):
+                width = arg_values[3].const
+            elif prim.tile_size:
+                width = prim.tile_size
+            if len(arg_values) > src_index:
+                src = arg_values[src_index]
+                level = group_level(width) if src.level <= group_level(width) else Level.THREAD
+                return Value(level, origin=origin if level > Level.UNIFORM else None)
+            return Value(Level.THREAD, origin=origin)
+        if prim.category == P.BLOCK_BARRIER:
+            return UNIFORM
+        return join_all(arg_values)

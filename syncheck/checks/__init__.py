@@ -1,0 +1,1 @@
+"""Checks, one module per rule; ``registry`` is the one place that lists them."""

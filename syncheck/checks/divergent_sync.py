@@ -1,0 +1,74 @@
+"""Shared wording for the divergent-synchronization rules (SYN101-SYN103)."""
+
+from __future__ import annotations
+
+from syncheck.analyses.divergence import PartialReach
+from syncheck.analyses.levels import Level
+from syncheck.checks.base import CheckContext
+from syncheck.diagnostics import Note
+
+
+def _inside(stmt, node) -> bool:
+    return stmt is not None and stmt.start <= node.start and node.end <= stmt.end
+
+
+def primary_cause(reach: PartialReach):
+    """The most divergent decision; among equals, the innermost one enclosing the anchor."""
+    top = max(c.level for c in reach.causes)
+    tied = [c for c in reach.causes if c.level == top]
+    enclosing = [c for c in tied if _inside(c.stmt, reach.anchor)]
+    if enclosing:
+        return max(enclosing, key=lambda c: c.cond.start)
+    return tied[0]
+
+
+def describe_cause(ctx: CheckContext, reach: PartialReach) -> str:
+    """Why only part of the group gets there, in one clause."""
+    cause = primary_cause(reach)
+    cond = ctx.text(cause.cond)
+    level = cause.level.describe()
+    if cause.kind == "loop":
+        if _inside(cause.stmt, reach.anchor):
+            return f"it is inside a loop whose exit condition '{cond}' is {level}, so threads run different trip counts"
+        return f"threads leave the loop on '{cond}' ({level}) at different times"
+    if cause.kind == "ternary":
+        return f"it is in an arm of '?:' whose condition '{cond}' is {level}"
+    if cause.kind == "logical":
+        return f"it is on the right of '&&'/'||' whose left side '{cond}' is {level}"
+    if cause.kind == "switch":
+        return f"it is under 'switch ({cond})', which is {level}"
+    if cause.stmt is not None and not _inside(cause.stmt, reach.anchor):
+        return (f"threads for which '{cond}' decides otherwise ({level}) leave early "
+                f"(line {cause.cond.line}) and never get here")
+    return f"it is under the condition '{cond}', which is {level}"
+
+
+def cause_notes(ctx: CheckContext, reach: PartialReach) -> list[Note]:
+    notes = []
+    for cause in sorted(reach.causes, key=lambda c: (c.cond.line, c.cond.col)):
+        why = cause.value.origin.describe() if cause.value.origin else cause.level.describe()
+        notes.append(ctx.note(cause.cond, f"'{ctx.text(cause.cond)}' is {cause.level.describe()}: {why}"))
+    for call in reach.chain[:-1]:
+        fn = call.function
+        notes.append(Note(ctx.path if fn.in_main_file else fn.file, call.node.line, call.node.col,
+                          f"'{fn.name}' calls '{call.callee.name if call.callee else '?'}' here"))
+    if reach.chain:
+        prim_site = reach.chain[-1]
+        fn = prim_site.function
+        notes.append(Note(ctx.path if fn.in_main_file else fn.file, prim_site.node.line,
+                          prim_site.node.col, f"{prim_site.prim.name} is reached here, in '{fn.name}'"))
+    return notes
+
+
+def subject(reach: PartialReach) -> str:
+    """'__syncthreads()' or "the call to 'f', which reaches __syncthreads() (line 12),"."""
+    name = reach.site.prim.name
+    if not reach.chain:
+        return name
+    callee = reach.anchor_site.callee
+    return f"the call to '{callee.name if callee else '?'}', which reaches {name} (line {reach.site.node.line}),"
+
+
+def allowed_for_tile(size: int | None) -> Level:
+    from syncheck.analyses.levels import group_level
+    return group_level(size or 32)

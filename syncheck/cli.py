@@ -1,0 +1,138 @@
+"""Command line: ``syncheck PATH...`` and its options."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from syncheck import __version__
+from syncheck.checks.registry import ALL_CHECKS
+from syncheck.engine import Settings, analyze_paths
+from syncheck.frontend.parse import CompileDatabase, ParseOptions
+from syncheck.rules_doc import all_docs, doc_for
+
+
+def _codes(value: str) -> tuple[str, ...]:
+    return tuple(v.strip() for v in value.split(",") if v.strip())
+
+
+def _block_dim(value: str) -> tuple[int, int, int]:
+    parts = [int(p) for p in value.replace("x", ",").split(",") if p.strip()]
+    if not 1 <= len(parts) <= 3 or any(p <= 0 for p in parts):
+        raise argparse.ArgumentTypeError("expected X[,Y[,Z]] with positive sizes, e.g. 256 or 16,16")
+    return tuple(parts + [1] * (3 - len(parts)))  # type: ignore[return-value]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="syncheck",
+        description="Static analyzer for CUDA synchronization bugs.",
+        epilog="Exit status: 0 no findings, 1 findings, 2 a file could not be analyzed or usage error.")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (.cu, .cuh)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--select", type=_codes, default=(), metavar="CODES",
+                   help="only these rules (codes, prefixes such as SYN1, or names)")
+    p.add_argument("--ignore", type=_codes, default=(), metavar="CODES", help="skip these rules")
+    p.add_argument("--list-rules", action="store_true", help="list the rules and exit")
+    p.add_argument("--explain", metavar="CODE", help="show a rule's documentation and exit")
+    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
+    p.add_argument("-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]")
+    p.add_argument("--arch", default="sm_90", help="target GPU arch (default sm_90)")
+    p.add_argument("--compile-commands", metavar="FILE",
+                   help="compile_commands.json to take include paths and defines from")
+    p.add_argument("--block-dim", type=_block_dim, metavar="X[,Y[,Z]]",
+                   help="block shape to assume for every kernel (default: blockDim.x a multiple of 32)")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--version", action="version", version=f"syncheck {__version__}")
+    return p
+
+
+def _list_rules() -> str:
+    docs = all_docs()
+    rows = []
+    for check in ALL_CHECKS:
+        doc = docs.get(check.code)
+        rows.append(f"{check.code}  {check.name:<40} {check.severity.value:<8} "
+                    f"{doc.summary if doc else ''}")
+    return "\n".join(rows) + "\n"
+
+
+def _explain(code: str) -> tuple[str, int]:
+    doc = doc_for(code)
+    if doc is None:
+        return f"syncheck: unknown rule '{code}' (see --list-rules)\n", 2
+    return f"{doc.code} {doc.name} ({doc.severity})\n\n{doc.body}\n", 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return 0 if e.code == 0 else 2
+    out = sys.stdout
+    if args.list_rules:
+        out.write(_list_rules())
+        return 0
+    if args.explain:
+        text, code = _explain(args.explain)
+        (out if code == 0 else sys.stderr).write(text)
+        return code
+    if not args.paths:
+        parser.print_usage(sys.stderr)
+        sys.stderr.write("syncheck: error: no PATH given\n")
+        return 2
+    db = None
+    if args.compile_commands:
+        try:
+            db = CompileDatabase.load(args.compile_commands)
+        except (OSError, ValueError, KeyError) as e:
+            sys.stderr.write(f"syncheck: error: cannot read {args.compile_commands}: {e}\n")
+            return 2
+    else:
+        for path in args.paths:
+            candidate = os.path.join(path if os.path.isdir(path) else os.path.dirname(path) or ".",
+                                     "compile_commands.json")
+            if os.path.isfile(candidate):
+                try:
+                    db = CompileDatabase.load(candidate)
+                except (OSError, ValueError, KeyError):
+                    db = None
+                break
+    settings = Settings(
+        select=args.select, ignore=args.ignore,
+        parse=ParseOptions(include_dirs=tuple(os.path.abspath(i) for i in args.include),
+                           defines=tuple(args.define), arch=args.arch),
+        compile_db=db, block_dim=args.block_dim)
+    color = args.color == "always" or (args.color == "auto" and out.isatty()
+                                       and os.environ.get("NO_COLOR") is None)
+    report = _run(args, settings)
+    if args.format == "json":
+        from syncheck.render import json_out
+        out.write(json_out.render(report))
+    else:
+        from syncheck.render import text
+        rendered = text.render(report, color=color)
+        if color:
+            from rich.console import Console
+            Console(file=out, highlight=False, soft_wrap=True).print(rendered, end="")
+        else:
+            out.write(rendered)
+    return report.exit_code()
+
+
+def _run(args, settings: Settings):
+    from syncheck.engine import Report, discover
+    show_progress = not args.no_progress and sys.stderr.isatty()
+    if show_progress:
+        probe = discover(args.paths, Report())
+        if len(probe) >= 8:
+            from rich.progress import Progress
+            with Progress(transient=True) as progress:
+                task = progress.add_task("syncheck", total=len(probe))
+                return analyze_paths(args.paths, settings,
+                                     progress=lambda _p: progress.advance(task))
+    return analyze_paths(args.paths, settings)

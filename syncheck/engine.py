@@ -1,0 +1,147 @@
+"""Runs the pipeline on files: read, parse, lower, analyze, check."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from syncheck.analyses.uniformity import UniformityService
+from syncheck.checks.base import CheckContext
+from syncheck.checks.registry import ALL_CHECKS
+from syncheck.diagnostics import FileProblem, Finding, Report
+from syncheck.frontend.parse import CompileDatabase, ParseOptions, parse_source
+from syncheck.ir.program import build_program
+
+CUDA_SUFFIXES = (".cu", ".cuh")
+MAX_FILE_BYTES = 8 * 1024 * 1024
+
+
+@dataclass
+class Settings:
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    parse: ParseOptions = field(default_factory=ParseOptions)
+    compile_db: CompileDatabase | None = None
+    block_dim: tuple[int, int, int] | None = None
+
+    def enabled(self, code: str, name: str) -> bool:
+        def matches(patterns):
+            return any(code.startswith(p.upper()) or name == p.lower() or p.upper() == "ALL"
+                       for p in patterns)
+        if self.select and not matches(self.select):
+            return False
+        return not matches(self.ignore)
+
+
+class InputError(Exception):
+    """A file that cannot be analyzed; the message is shown to the user."""
+
+
+def discover(paths: list[str], report: Report) -> list[str]:
+    """Files to analyze: named files as they are, folders searched for CUDA sources."""
+    files: list[str] = []
+    seen: set[str] = set()
+    for path in paths:
+        if os.path.isdir(path):
+            for root, dirs, names in os.walk(path, onerror=lambda e: report.problems.append(
+                    FileProblem(e.filename or path, f"cannot read directory: {e.strerror}"))):
+                dirs.sort()
+                for name in sorted(names):
+                    if name.endswith(CUDA_SUFFIXES):
+                        full = os.path.join(root, name)
+                        real = os.path.realpath(full)
+                        if real not in seen:
+                            seen.add(real)
+                            files.append(full)
+        elif os.path.lexists(path) or os.path.exists(path):
+            real = os.path.realpath(path)
+            if real not in seen:
+                seen.add(real)
+                files.append(path)
+        else:
+            report.problems.append(FileProblem(path, "no such file or directory"))
+    return files
+
+
+def read_source(path: str) -> bytes:
+    try:
+        if os.path.isdir(path):
+            raise InputError("is a directory")
+        size = os.path.getsize(path)
+        if size > MAX_FILE_BYTES:
+            raise InputError(f"file is too large to analyze ({size / 1e6:.1f} MB; the limit is "
+                             f"{MAX_FILE_BYTES // (1024 * 1024)} MiB)")
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise InputError(f"cannot read file: {e.strerror or e}") from None
+    if not data.strip():
+        raise InputError("file is empty")
+    if b"\x00" in data:
+        raise InputError("binary file (contains NUL bytes), not CUDA source")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"not valid UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start})") from None
+    return data
+
+
+def analyze_file(path: str, settings: Settings) -> tuple[list[Finding], list[FileProblem]]:
+    problems: list[FileProblem] = []
+    try:
+        source = read_source(path)
+    except InputError as e:
+        return [], [FileProblem(path, str(e))]
+    options = settings.parse
+    if settings.compile_db is not None:
+        db_options = settings.compile_db.options_for(path)
+        if db_options is not None:
+            options = options.merged(db_options)
+    try:
+        parsed = parse_source(path, source, options)
+    except Exception as e:  # libclang failure: report, do not crash the run
+        return [], [FileProblem(path, f"could not be parsed: {e}")]
+    missing = parsed.missing_includes
+    for p in missing:
+        problems.append(FileProblem(path, f"{p.message}; analyzing what parses without it",
+                                    kind="note", line=p.line, column=p.column))
+    program = build_program(parsed)
+    broken = [f for f in program.functions.values() if f.has_errors and f.in_main_file]
+    if parsed.errors:
+        if missing:
+            for f in broken:
+                problems.append(FileProblem(path, f"'{f.name}' not analyzed: it uses declarations "
+                                                  f"from a missing include", kind="note", line=f.line))
+        else:
+            first = parsed.errors[0]
+            more = len(parsed.errors) - 1
+            extra = f" (and {more} more error{'s' if more > 1 else ''})" if more else ""
+            problems.append(FileProblem(path, f"syntax error: {first.message}{extra}; functions "
+                                              f"with errors were not analyzed",
+                                        line=first.line, column=first.column))
+    service = UniformityService(program, settings.block_dim)
+    ctx = CheckContext(program, service, path)
+    findings: list[Finding] = []
+    for check_cls in ALL_CHECKS:
+        if settings.enabled(check_cls.code, check_cls.name):
+            findings.extend(check_cls().run(ctx))
+    return findings, problems
+
+
+def analyze_paths(paths: list[str], settings: Settings, progress=None) -> Report:
+    report = Report()
+    files = discover(paths, report)
+    report.files = len(files)
+    for path in files:
+        findings, problems = analyze_file(path, settings)
+        report.findings.extend(findings)
+        report.problems.extend(problems)
+        if progress is not None:
+            progress(path)
+    report.sort()
+    return report
+
+
+def default_include_root() -> Path:
+    return Path(__file__).parent / "frontend" / "cuda_model"

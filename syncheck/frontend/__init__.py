@@ -1,0 +1,1 @@
+"""Front end: libclang parsing with syncheck's shipped CUDA model headers."""

@@ -1,0 +1,88 @@
+"""libclang access: the Python bindings plus the few C entry points they lack."""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+
+import clang.cindex as ci
+
+# Parse option: keep going after fatal errors such as a missing include, so the
+# rest of the file is still analyzed.
+KEEP_GOING = 0x200
+DETAILED_PREPROCESSING = 0x01
+
+
+@functools.cache
+def _lib():
+    lib = ci.conf.lib
+    lib.clang_getCursorBinaryOperatorKind.argtypes = [ci.Cursor]
+    lib.clang_getCursorBinaryOperatorKind.restype = ctypes.c_int
+    lib.clang_getCursorUnaryOperatorKind.argtypes = [ci.Cursor]
+    lib.clang_getCursorUnaryOperatorKind.restype = ctypes.c_int
+    lib.clang_Cursor_Evaluate.argtypes = [ci.Cursor]
+    lib.clang_Cursor_Evaluate.restype = ctypes.c_void_p
+    lib.clang_EvalResult_getKind.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_getKind.restype = ctypes.c_int
+    lib.clang_EvalResult_isUnsignedInt.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_isUnsignedInt.restype = ctypes.c_uint
+    lib.clang_EvalResult_getAsUnsigned.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_getAsUnsigned.restype = ctypes.c_ulonglong
+    lib.clang_EvalResult_getAsLongLong.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_getAsLongLong.restype = ctypes.c_longlong
+    lib.clang_EvalResult_getAsDouble.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_getAsDouble.restype = ctypes.c_double
+    lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_dispose.restype = None
+    return lib
+
+
+# CXBinaryOperatorKind, in libclang's order.
+BINARY_OPERATORS = (
+    None, ".*", "->*", "*", "/", "%", "+", "-", "<<", ">>", "<=>", "<", ">", "<=", ">=",
+    "==", "!=", "&", "^", "|", "&&", "||", "=", "*=", "/=", "%=", "+=", "-=", "<<=",
+    ">>=", "&=", "^=", "|=", ",",
+)
+# CXUnaryOperatorKind, in libclang's order ("post++" and "post--" are postfix).
+UNARY_OPERATORS = (
+    None, "post++", "post--", "++", "--", "&", "*", "+", "-", "~", "!", "__real", "__imag",
+    "__extension__", "co_await",
+)
+
+
+def binary_operator(cursor: ci.Cursor) -> str | None:
+    kind = _lib().clang_getCursorBinaryOperatorKind(cursor)
+    return BINARY_OPERATORS[kind] if 0 <= kind < len(BINARY_OPERATORS) else None
+
+
+def unary_operator(cursor: ci.Cursor) -> str | None:
+    kind = _lib().clang_getCursorUnaryOperatorKind(cursor)
+    return UNARY_OPERATORS[kind] if 0 <= kind < len(UNARY_OPERATORS) else None
+
+
+_EVAL_INT = 1
+_EVAL_FLOAT = 2
+
+
+def evaluate(cursor: ci.Cursor) -> int | float | None:
+    """Constant value of an expression cursor, or None when it is not constant."""
+    lib = _lib()
+    result = lib.clang_Cursor_Evaluate(cursor)
+    if not result:
+        return None
+    try:
+        kind = lib.clang_EvalResult_getKind(result)
+        if kind == _EVAL_INT:
+            if lib.clang_EvalResult_isUnsignedInt(result):
+                return int(lib.clang_EvalResult_getAsUnsigned(result))
+            return int(lib.clang_EvalResult_getAsLongLong(result))
+        if kind == _EVAL_FLOAT:
+            return float(lib.clang_EvalResult_getAsDouble(result))
+        return None
+    finally:
+        lib.clang_EvalResult_dispose(result)
+
+
+def specialized_template(cursor: ci.Cursor) -> ci.Cursor | None:
+    tmpl = ci.conf.lib.clang_getSpecializedCursorTemplate(cursor)
+    return tmpl

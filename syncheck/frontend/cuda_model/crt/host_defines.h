@@ -1,0 +1,2 @@
+/* syncheck CUDA model header */
+#include "../cuda_runtime.h"

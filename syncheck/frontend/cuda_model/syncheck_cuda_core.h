@@ -1,0 +1,400 @@
+/* syncheck CUDA model: the shared core of the model headers.
+   Written for static analysis with libclang (-nocudainc): qualifiers, built-in
+   index variables, vector types, the device intrinsics syncheck reasons about,
+   and the host runtime calls used to launch kernels. Declarations only. */
+#ifndef SYNCHECK_CUDA_CORE_H
+#define SYNCHECK_CUDA_CORE_H
+
+#include <stddef.h>
+
+#define __host__ __attribute__((host))
+#define __device__ __attribute__((device))
+#define __global__ __attribute__((global))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __managed__ __attribute__((managed))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#define __grid_constant__
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __inline__ inline
+#define __align__(n) __attribute__((aligned(n)))
+#define __restrict__ __restrict
+#define __cluster_dims__(...)
+#define CUDART_CB
+
+/* ---- vector types and dim3 ---- */
+struct uint3 { unsigned int x, y, z; };
+struct int2 { int x, y; };
+struct int3 { int x, y, z; };
+struct int4 { int x, y, z, w; };
+struct uint2 { unsigned int x, y; };
+struct uint4 { unsigned int x, y, z, w; };
+struct float2 { float x, y; };
+struct float3 { float x, y, z; };
+struct float4 { float x, y, z, w; };
+struct double2 { double x, y; };
+struct char4 { signed char x, y, z, w; };
+struct uchar4 { unsigned char x, y, z, w; };
+__host__ __device__ float2 make_float2(float, float);
+__host__ __device__ float3 make_float3(float, float, float);
+__host__ __device__ float4 make_float4(float, float, float, float);
+__host__ __device__ int2 make_int2(int, int);
+__host__ __device__ int4 make_int4(int, int, int, int);
+__host__ __device__ uint3 make_uint3(unsigned, unsigned, unsigned);
+
+struct dim3 {
+  unsigned int x, y, z;
+  __host__ __device__ constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
+      : x(vx), y(vy), z(vz) {}
+  __host__ __device__ constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+};
+
+/* ---- built-in index variables (plain variables so member reads resolve) ---- */
+struct __syncheck_index3 { unsigned int x, y, z; };
+struct __syncheck_dim3 { unsigned int x, y, z; __device__ operator dim3() const; };
+extern const __device__ __syncheck_index3 threadIdx;
+extern const __device__ __syncheck_index3 blockIdx;
+extern const __device__ __syncheck_dim3 blockDim;
+extern const __device__ __syncheck_dim3 gridDim;
+extern const __device__ int warpSize;
+
+/* ---- block barriers (__syncthreads itself is a clang builtin) ---- */
+__device__ int __syncthreads_count(int predicate);
+__device__ int __syncthreads_and(int predicate);
+__device__ int __syncthreads_or(int predicate);
+__device__ void __threadfence(void);
+__device__ void __threadfence_block(void);
+__device__ void __threadfence_system(void);
+
+/* ---- warp intrinsics ---- */
+__device__ void __syncwarp(unsigned int mask = 0xffffffffu);
+__device__ unsigned int __activemask(void);
+__device__ unsigned int __ballot_sync(unsigned int mask, int predicate);
+__device__ int __any_sync(unsigned int mask, int predicate);
+__device__ int __all_sync(unsigned int mask, int predicate);
+__device__ int __uni_sync(unsigned int mask, int predicate);
+#define SYNCHECK_SHFL_FAMILY(T)                                                        \
+  __device__ T __shfl_sync(unsigned int mask, T var, int srcLane, int width = 32);      \
+  __device__ T __shfl_up_sync(unsigned int mask, T var, unsigned int delta, int width = 32); \
+  __device__ T __shfl_down_sync(unsigned int mask, T var, unsigned int delta, int width = 32); \
+  __device__ T __shfl_xor_sync(unsigned int mask, T var, int laneMask, int width = 32); \
+  __device__ T __shfl(T var, int srcLane, int width = 32);                              \
+  __device__ T __shfl_up(T var, unsigned int delta, int width = 32);                    \
+  __device__ T __shfl_down(T var, unsigned int delta, int width = 32);                  \
+  __device__ T __shfl_xor(T var, int laneMask, int width = 32);                         \
+  __device__ unsigned int __match_any_sync(unsigned int mask, T value);                 \
+  __device__ unsigned int __match_all_sync(unsigned int mask, T value, int *pred);
+SYNCHECK_SHFL_FAMILY(int)
+SYNCHECK_SHFL_FAMILY(unsigned int)
+SYNCHECK_SHFL_FAMILY(long)
+SYNCHECK_SHFL_FAMILY(unsigned long)
+SYNCHECK_SHFL_FAMILY(long long)
+SYNCHECK_SHFL_FAMILY(unsigned long long)
+SYNCHECK_SHFL_FAMILY(float)
+SYNCHECK_SHFL_FAMILY(double)
+#undef SYNCHECK_SHFL_FAMILY
+__device__ int __any(int predicate);
+__device__ int __all(int predicate);
+__device__ unsigned int __ballot(int predicate);
+/* __reduce_*_sync: integer only (sm_80+). The unsigned overload is the real one;
+   syncheck reports float operands (SYN205) from the argument's own type. */
+__device__ unsigned int __reduce_add_sync(unsigned int mask, unsigned int value);
+__device__ int __reduce_add_sync(unsigned int mask, int value);
+__device__ unsigned int __reduce_min_sync(unsigned int mask, unsigned int value);
+__device__ int __reduce_min_sync(unsigned int mask, int value);
+__device__ unsigned int __reduce_max_sync(unsigned int mask, unsigned int value);
+__device__ int __reduce_max_sync(unsigned int mask, int value);
+__device__ unsigned int __reduce_and_sync(unsigned int mask, unsigned int value);
+__device__ unsigned int __reduce_or_sync(unsigned int mask, unsigned int value);
+__device__ unsigned int __reduce_xor_sync(unsigned int mask, unsigned int value);
+__device__ unsigned int __lanemask_lt(void);
+__device__ unsigned int __lanemask_le(void);
+__device__ unsigned int __lanemask_eq(void);
+__device__ unsigned int __lanemask_gt(void);
+__device__ unsigned int __lanemask_ge(void);
+
+/* ---- bit manipulation ---- */
+__device__ int __popc(unsigned int);
+__device__ int __popcll(unsigned long long);
+__device__ int __ffs(int);
+__device__ int __ffsll(long long);
+__device__ int __clz(int);
+__device__ int __clzll(long long);
+__device__ unsigned int __brev(unsigned int);
+__device__ unsigned int __funnelshift_l(unsigned int, unsigned int, unsigned int);
+
+/* ---- atomics: their results differ per thread ---- */
+#define SYNCHECK_ATOMICS(T)                                   \
+  __device__ T atomicAdd(T *address, T val);                  \
+  __device__ T atomicAdd_block(T *address, T val);            \
+  __device__ T atomicSub(T *address, T val);                  \
+  __device__ T atomicExch(T *address, T val);                 \
+  __device__ T atomicMin(T *address, T val);                  \
+  __device__ T atomicMax(T *address, T val);                  \
+  __device__ T atomicCAS(T *address, T compare, T val);
+SYNCHECK_ATOMICS(int)
+SYNCHECK_ATOMICS(unsigned int)
+SYNCHECK_ATOMICS(unsigned long long)
+#undef SYNCHECK_ATOMICS
+__device__ float atomicAdd(float *address, float val);
+__device__ double atomicAdd(double *address, double val);
+__device__ float atomicExch(float *address, float val);
+__device__ unsigned int atomicInc(unsigned int *address, unsigned int val);
+__device__ unsigned int atomicDec(unsigned int *address, unsigned int val);
+__device__ int atomicAnd(int *address, int val);
+__device__ unsigned int atomicAnd(unsigned int *address, unsigned int val);
+__device__ int atomicOr(int *address, int val);
+__device__ unsigned int atomicOr(unsigned int *address, unsigned int val);
+__device__ int atomicXor(int *address, int val);
+__device__ unsigned int atomicXor(unsigned int *address, unsigned int val);
+
+/* ---- loads, clocks, misc device functions ---- */
+template <class T> __device__ T __ldg(const T *ptr);
+template <class T> __device__ T __ldcg(const T *ptr);
+template <class T> __device__ T __ldca(const T *ptr);
+template <class T> __device__ T __ldcs(const T *ptr);
+template <class T> __device__ void __stcg(T *ptr, T v);
+template <class T> __device__ void __stcs(T *ptr, T v);
+__device__ long long clock64(void);
+__device__ long long clock(void);
+__device__ unsigned long long __globaltimer(void);
+__device__ void __nanosleep(unsigned int ns);
+__device__ void __trap(void);
+__device__ void __brkpt(void);
+__device__ unsigned int __cvta_generic_to_shared(const void *ptr);
+extern "C" __device__ int printf(const char *fmt, ...);
+extern "C" __host__ __device__ void *memcpy(void *dst, const void *src, size_t n);
+extern "C" __host__ __device__ void *memset(void *dst, int v, size_t n);
+extern "C" __device__ void *malloc(size_t n);
+extern "C" __device__ void free(void *p);
+extern "C" __host__ __device__ void __assert_fail(const char *, const char *, unsigned int, const char *);
+
+/* ---- math: host and device overloads, so kernels resolve them ---- */
+#define SYNCHECK_MATH1(f)                                                              \
+  extern "C" __host__ __device__ double f(double);                                     \
+  extern "C" __host__ __device__ float f##f(float);
+SYNCHECK_MATH1(sqrt) SYNCHECK_MATH1(rsqrt) SYNCHECK_MATH1(exp) SYNCHECK_MATH1(exp2)
+SYNCHECK_MATH1(log) SYNCHECK_MATH1(log2) SYNCHECK_MATH1(log10) SYNCHECK_MATH1(sin)
+SYNCHECK_MATH1(cos) SYNCHECK_MATH1(tan) SYNCHECK_MATH1(tanh) SYNCHECK_MATH1(fabs)
+SYNCHECK_MATH1(floor) SYNCHECK_MATH1(ceil) SYNCHECK_MATH1(round) SYNCHECK_MATH1(trunc)
+SYNCHECK_MATH1(erf) SYNCHECK_MATH1(expm1) SYNCHECK_MATH1(log1p) SYNCHECK_MATH1(cbrt)
+SYNCHECK_MATH1(asin) SYNCHECK_MATH1(acos) SYNCHECK_MATH1(atan) SYNCHECK_MATH1(sinh) SYNCHECK_MATH1(cosh)
+#undef SYNCHECK_MATH1
+extern "C" __host__ __device__ double pow(double, double);
+extern "C" __host__ __device__ float powf(float, float);
+extern "C" __host__ __device__ double fmax(double, double);
+extern "C" __host__ __device__ float fmaxf(float, float);
+extern "C" __host__ __device__ double fmin(double, double);
+extern "C" __host__ __device__ float fminf(float, float);
+extern "C" __host__ __device__ double fma(double, double, double);
+extern "C" __host__ __device__ float fmaf(float, float, float);
+extern "C" __host__ __device__ double atan2(double, double);
+extern "C" __host__ __device__ float atan2f(float, float);
+extern "C" __host__ __device__ double fmod(double, double);
+extern "C" __host__ __device__ float fmodf(float, float);
+extern "C" __host__ __device__ int abs(int);
+__device__ float __expf(float);
+__device__ float __logf(float);
+__device__ float __sinf(float);
+__device__ float __cosf(float);
+__device__ float __fdividef(float, float);
+__device__ float __saturatef(float);
+__device__ int __float2int_rn(float);
+__device__ float __int2float_rn(int);
+__device__ int min(int, int);
+__device__ unsigned int min(unsigned int, unsigned int);
+__device__ long long min(long long, long long);
+__device__ float min(float, float);
+__device__ double min(double, double);
+__device__ int max(int, int);
+__device__ unsigned int max(unsigned int, unsigned int);
+__device__ long long max(long long, long long);
+__device__ float max(float, float);
+__device__ double max(double, double);
+__device__ int __mul24(int, int);
+__device__ int __umul24(unsigned int, unsigned int);
+__device__ int __mulhi(int, int);
+
+/* ---- host runtime API ---- */
+enum cudaError {
+  cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2,
+  cudaErrorInitializationError = 3, cudaErrorCudartUnloading = 4, cudaErrorProfilerDisabled = 5,
+  cudaErrorInvalidConfiguration = 9, cudaErrorInvalidPitchValue = 12, cudaErrorInvalidSymbol = 13,
+  cudaErrorInvalidHostPointer = 16, cudaErrorInvalidDevicePointer = 17, cudaErrorInvalidTexture = 18,
+  cudaErrorInvalidMemcpyDirection = 21, cudaErrorInvalidFilterSetting = 26,
+  cudaErrorInsufficientDriver = 35, cudaErrorCallRequiresNewerDriver = 36,
+  cudaErrorInvalidSurface = 37, cudaErrorDuplicateVariableName = 43,
+  cudaErrorMissingConfiguration = 52, cudaErrorPriorLaunchFailure = 53,
+  cudaErrorLaunchMaxDepthExceeded = 65, cudaErrorSyncDepthExceeded = 68,
+  cudaErrorLaunchPendingCountExceeded = 69, cudaErrorInvalidDeviceFunction = 98,
+  cudaErrorNoDevice = 100, cudaErrorInvalidDevice = 101, cudaErrorDeviceNotLicensed = 102,
+  cudaErrorStartupFailure = 127, cudaErrorInvalidKernelImage = 200,
+  cudaErrorDeviceUninitialized = 201, cudaErrorMapBufferObjectFailed = 205,
+  cudaErrorArrayIsMapped = 207, cudaErrorAlreadyMapped = 208,
+  cudaErrorNoKernelImageForDevice = 209, cudaErrorAlreadyAcquired = 210, cudaErrorNotMapped = 211,
+  cudaErrorECCUncorrectable = 214, cudaErrorUnsupportedLimit = 215,
+  cudaErrorDeviceAlreadyInUse = 216, cudaErrorPeerAccessUnsupported = 217,
+  cudaErrorInvalidPtx = 218, cudaErrorInvalidGraphicsContext = 219, cudaErrorNvlinkUncorrectable = 220,
+  cudaErrorJitCompilerNotFound = 221, cudaErrorUnsupportedPtxVersion = 222,
+  cudaErrorInvalidSource = 300, cudaErrorFileNotFound = 301,
+  cudaErrorSharedObjectSymbolNotFound = 302, cudaErrorSharedObjectInitFailed = 303,
+  cudaErrorOperatingSystem = 304, cudaErrorInvalidResourceHandle = 400,
+  cudaErrorIllegalState = 401, cudaErrorSymbolNotFound = 500, cudaErrorNotReady = 600,
+  cudaErrorIllegalAddress = 700, cudaErrorLaunchOutOfResources = 701, cudaErrorLaunchTimeout = 702,
+  cudaErrorLaunchIncompatibleTexturing = 703, cudaErrorPeerAccessAlreadyEnabled = 704,
+  cudaErrorPeerAccessNotEnabled = 705, cudaErrorSetOnActiveProcess = 708,
+  cudaErrorContextIsDestroyed = 709, cudaErrorAssert = 710, cudaErrorTooManyPeers = 711,
+  cudaErrorHostMemoryAlreadyRegistered = 712, cudaErrorHostMemoryNotRegistered = 713,
+  cudaErrorHardwareStackError = 714, cudaErrorIllegalInstruction = 715,
+  cudaErrorMisalignedAddress = 716, cudaErrorInvalidAddressSpace = 717, cudaErrorInvalidPc = 718,
+  cudaErrorLaunchFailure = 719, cudaErrorCooperativeLaunchTooLarge = 720,
+  cudaErrorNotPermitted = 800, cudaErrorNotSupported = 801, cudaErrorSystemNotReady = 802,
+  cudaErrorSystemDriverMismatch = 803, cudaErrorCompatNotSupportedOnDevice = 804,
+  cudaErrorStreamCaptureUnsupported = 900, cudaErrorStreamCaptureInvalidated = 901,
+  cudaErrorTimeout = 909, cudaErrorGraphExecUpdateFailure = 910, cudaErrorUnknown = 999,
+  cudaErrorApiFailureBase = 10000
+};
+typedef enum cudaError cudaError_t;
+
+enum cudaDeviceAttr {
+  cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMaxBlockDimX = 2, cudaDevAttrMaxBlockDimY = 3,
+  cudaDevAttrMaxBlockDimZ = 4, cudaDevAttrMaxGridDimX = 5, cudaDevAttrMaxGridDimY = 6,
+  cudaDevAttrMaxGridDimZ = 7, cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrTotalConstantMemory = 9, cudaDevAttrWarpSize = 10, cudaDevAttrMaxPitch = 11,
+  cudaDevAttrMaxRegistersPerBlock = 12, cudaDevAttrClockRate = 13, cudaDevAttrTextureAlignment = 14,
+  cudaDevAttrGpuOverlap = 15, cudaDevAttrMultiProcessorCount = 16, cudaDevAttrKernelExecTimeout = 17,
+  cudaDevAttrIntegrated = 18, cudaDevAttrCanMapHostMemory = 19, cudaDevAttrComputeMode = 20,
+  cudaDevAttrConcurrentKernels = 31, cudaDevAttrEccEnabled = 32, cudaDevAttrPciBusId = 33,
+  cudaDevAttrPciDeviceId = 34, cudaDevAttrTccDriver = 35, cudaDevAttrMemoryClockRate = 36,
+  cudaDevAttrGlobalMemoryBusWidth = 37, cudaDevAttrL2CacheSize = 38,
+  cudaDevAttrMaxThreadsPerMultiProcessor = 39, cudaDevAttrAsyncEngineCount = 40,
+  cudaDevAttrUnifiedAddressing = 41, cudaDevAttrComputeCapabilityMajor = 75,
+  cudaDevAttrComputeCapabilityMinor = 76, cudaDevAttrStreamPrioritiesSupported = 78,
+  cudaDevAttrGlobalL1CacheSupported = 79, cudaDevAttrLocalL1CacheSupported = 80,
+  cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81, cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+  cudaDevAttrManagedMemory = 83, cudaDevAttrIsMultiGpuBoard = 84, cudaDevAttrMultiGpuBoardGroupID = 85,
+  cudaDevAttrConcurrentManagedAccess = 89, cudaDevAttrComputePreemptionSupported = 90,
+  cudaDevAttrCooperativeLaunch = 95, cudaDevAttrCooperativeMultiDeviceLaunch = 96,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97, cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+  cudaDevAttrMaxPersistingL2CacheSize = 108, cudaDevAttrClusterLaunch = 120
+};
+
+struct cudaDeviceProp {
+  char name[256];
+  size_t totalGlobalMem, sharedMemPerBlock;
+  int regsPerBlock, warpSize;
+  size_t memPitch;
+  int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], clockRate;
+  size_t totalConstMem;
+  int major, minor;
+  size_t textureAlignment;
+  int deviceOverlap, multiProcessorCount, kernelExecTimeoutEnabled, integrated, canMapHostMemory;
+  int computeMode, concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, tccDriver;
+  int asyncEngineCount, unifiedAddressing, memoryClockRate, memoryBusWidth, l2CacheSize;
+  int maxThreadsPerMultiProcessor, streamPrioritiesSupported;
+  size_t sharedMemPerMultiprocessor;
+  int regsPerMultiprocessor, managedMemory, isMultiGpuBoard, multiGpuBoardGroupID;
+  int concurrentManagedAccess, cooperativeLaunch, cooperativeMultiDeviceLaunch;
+  size_t sharedMemPerBlockOptin;
+  int maxBlocksPerMultiProcessor;
+};
+
+typedef struct CUstream_st *cudaStream_t;
+typedef struct CUevent_st *cudaEvent_t;
+enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1,
+                      cudaMemcpyDeviceToHost = 2, cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4 };
+#define cudaStreamNonBlocking 0x01
+#define cudaStreamDefault 0x00
+#define cudaMemAttachGlobal 0x01
+#define cudaHostAllocDefault 0x00
+
+enum cudaLaunchAttributeID {
+  cudaLaunchAttributeIgnore = 0, cudaLaunchAttributeAccessPolicyWindow = 1,
+  cudaLaunchAttributeCooperative = 2, cudaLaunchAttributeSynchronizationPolicy = 3,
+  cudaLaunchAttributeClusterDimension = 4, cudaLaunchAttributeClusterSchedulingPolicyPreference = 5,
+  cudaLaunchAttributeProgrammaticStreamSerialization = 6, cudaLaunchAttributeProgrammaticEvent = 7,
+  cudaLaunchAttributePriority = 8
+};
+union cudaLaunchAttributeValue {
+  char pad[64];
+  int cooperative;
+  int priority;
+  struct { unsigned int x, y, z; } clusterDim;
+};
+struct cudaLaunchAttribute { enum cudaLaunchAttributeID id; char pad[4]; union cudaLaunchAttributeValue val; };
+struct cudaLaunchConfig_t {
+  dim3 gridDim, blockDim;
+  size_t dynamicSmemBytes;
+  cudaStream_t stream;
+  cudaLaunchAttribute *attrs;
+  unsigned int numAttrs;
+};
+typedef struct cudaLaunchConfig_t cudaLaunchConfig_t;
+
+/* <<<>>> lowers to these; both spellings exist across CUDA versions. */
+extern "C" cudaError_t cudaConfigureCall(dim3 grid, dim3 block, size_t shmem = 0, cudaStream_t stream = 0);
+extern "C" unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shmem = 0, void *stream = 0);
+
+extern "C" {
+cudaError_t cudaMalloc(void **ptr, size_t size);
+cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int flags = cudaMemAttachGlobal);
+cudaError_t cudaMallocHost(void **ptr, size_t size);
+cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags);
+cudaError_t cudaFree(void *ptr);
+cudaError_t cudaFreeHost(void *ptr);
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t s = 0);
+cudaError_t cudaMemset(void *ptr, int v, size_t n);
+cudaError_t cudaMemsetAsync(void *ptr, int v, size_t n, cudaStream_t s = 0);
+cudaError_t cudaDeviceSynchronize(void);
+cudaError_t cudaDeviceReset(void);
+cudaError_t cudaGetLastError(void);
+cudaError_t cudaPeekAtLastError(void);
+const char *cudaGetErrorString(cudaError_t e);
+const char *cudaGetErrorName(cudaError_t e);
+cudaError_t cudaGetDevice(int *dev);
+cudaError_t cudaSetDevice(int dev);
+cudaError_t cudaGetDeviceCount(int *n);
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int dev);
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev);
+cudaError_t cudaStreamCreate(cudaStream_t *s);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags);
+cudaError_t cudaStreamDestroy(cudaStream_t s);
+cudaError_t cudaStreamSynchronize(cudaStream_t s);
+cudaError_t cudaEventCreate(cudaEvent_t *e);
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0);
+cudaError_t cudaEventSynchronize(cudaEvent_t e);
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b);
+cudaError_t cudaEventDestroy(cudaEvent_t e);
+cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t n, size_t off = 0,
+                               enum cudaMemcpyKind kind = cudaMemcpyHostToDevice);
+cudaError_t cudaFuncSetAttribute(const void *func, int attr, int value);
+cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+                             size_t shmem, cudaStream_t stream);
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                        size_t shmem, cudaStream_t stream);
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func,
+                                                          int blockSize, size_t dynamicSMemSize);
+cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, const void *func,
+                                               size_t dynamicSMemSize, int blockSizeLimit);
+}
+
+/* C++ conveniences of the runtime: typed kernel pointers. */
+template <class T>
+cudaError_t cudaLaunchKernel(T *func, dim3 grid, dim3 block, void **args, size_t shmem = 0,
+                             cudaStream_t stream = 0);
+template <class T>
+cudaError_t cudaLaunchCooperativeKernel(T *func, dim3 grid, dim3 block, void **args,
+                                        size_t shmem = 0, cudaStream_t stream = 0);
+template <typename... ExpTypes, typename... ActTypes>
+cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config, void (*kernel)(ExpTypes...),
+                               ActTypes &&...args);
+template <class T>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, T func, int blockSize,
+                                                          size_t dynamicSMemSize);
+template <class T>
+cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, T func,
+                                               size_t dynamicSMemSize = 0, int blockSizeLimit = 0);
+#endif

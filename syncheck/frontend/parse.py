@@ -1,0 +1,178 @@
+"""Parsing CUDA sources with libclang and the shipped CUDA model headers.
+
+The PyPI libclang wheel ships no clang resource headers and cannot read a CUDA 13
+toolkit, so syncheck parses with ``-nocudainc -nocudalib`` and puts its own model
+headers first on the include path. A fake ``--cuda-path`` keeps results identical
+whether or not a toolkit is installed.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shlex
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import clang.cindex as ci
+
+from syncheck.frontend.clang_api import KEEP_GOING
+
+MODEL_DIR = Path(__file__).parent / "cuda_model"
+FALLBACK_INCLUDE_DIR = Path(__file__).parent / "fallback_include"
+
+
+@functools.cache
+def compiler_include_dir() -> str:
+    """GCC's own include dir (stddef.h and friends), or syncheck's fallback."""
+    for gcc in ("gcc", "cc"):
+        try:
+            out = subprocess.run([gcc, "-print-file-name=include"], capture_output=True,
+                                 text=True, timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if out and os.path.isfile(os.path.join(out, "stddef.h")):
+            return out
+    return str(FALLBACK_INCLUDE_DIR)
+
+
+@dataclass(frozen=True)
+class ParseOptions:
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    arch: str = "sm_90"
+    std: str = "c++17"
+    extra_args: tuple[str, ...] = ()
+
+    def clang_args(self) -> list[str]:
+        # Only the arches libclang 18 knows: newer ones fail to load.
+        arch = self.arch if self.arch.startswith("sm_") else f"sm_{self.arch}"
+        if arch.rstrip("a").removeprefix("sm_").isdigit() and int(arch.rstrip("a")[3:]) > 90:
+            arch = "sm_90"
+        args = [
+            "-x", "cuda", "-nocudainc", "-nocudalib", f"--cuda-gpu-arch={arch}",
+            "--cuda-path=/nonexistent", "--cuda-device-only", f"-std={self.std}",
+            "-ferror-limit=0", "-Wno-everything",
+            "-I", str(MODEL_DIR),
+            # nvcc includes the runtime header implicitly; so does syncheck (its model).
+            "-include", str(MODEL_DIR / "cuda_runtime.h"),
+        ]
+        for d in self.include_dirs:
+            args += ["-I", d]
+        for d in self.defines:
+            args.append(f"-D{d}")
+        args += list(self.extra_args)
+        args += ["-isystem", compiler_include_dir()]
+        return args
+
+    def merged(self, other: "ParseOptions") -> "ParseOptions":
+        return ParseOptions(
+            include_dirs=self.include_dirs + tuple(d for d in other.include_dirs if d not in self.include_dirs),
+            defines=self.defines + tuple(d for d in other.defines if d not in self.defines),
+            arch=other.arch if other.arch != "sm_90" else self.arch,
+            std=other.std if other.std != "c++17" else self.std,
+            extra_args=self.extra_args + other.extra_args,
+        )
+
+
+@dataclass
+class ParseProblem:
+    line: int
+    column: int
+    message: str
+    kind: str  # "missing-include" or "error"
+
+
+@dataclass
+class ParsedFile:
+    path: str
+    tu: ci.TranslationUnit
+    source: bytes
+    problems: list[ParseProblem] = field(default_factory=list)
+
+    @property
+    def missing_includes(self) -> list[ParseProblem]:
+        return [p for p in self.problems if p.kind == "missing-include"]
+
+    @property
+    def errors(self) -> list[ParseProblem]:
+        return [p for p in self.problems if p.kind == "error"]
+
+
+@functools.cache
+def _index() -> ci.Index:
+    return ci.Index.create()
+
+
+def parse_source(path: str, source: bytes, options: ParseOptions) -> ParsedFile:
+    """Parse ``source`` (the bytes of ``path``, already read) without touching the disk copy."""
+    args = options.clang_args()
+    parent = os.path.dirname(os.path.abspath(path))
+    args += ["-I", parent]
+    text = source.decode("utf-8")
+    tu = _index().parse(path, args=args, unsaved_files=[(path, text)], options=KEEP_GOING)
+    parsed = ParsedFile(path=path, tu=tu, source=source)
+    main = os.path.abspath(path)
+    for diag in tu.diagnostics:
+        if diag.severity < ci.Diagnostic.Error:
+            continue
+        loc = diag.location
+        if loc.file is not None and os.path.abspath(loc.file.name) != main:
+            # An error inside an included header: report it at the include's use.
+            line, col = 1, 1
+        else:
+            line, col = loc.line, loc.column
+        message = diag.spelling
+        kind = "missing-include" if "file not found" in message else "error"
+        parsed.problems.append(ParseProblem(line, col, message, kind))
+    return parsed
+
+
+# ---- compile_commands.json ----
+
+@dataclass
+class CompileDatabase:
+    entries: dict[str, ParseOptions]
+
+    @classmethod
+    def load(cls, path: str) -> "CompileDatabase":
+        with open(path, encoding="utf-8") as f:
+            raw = json.load(f)
+        entries: dict[str, ParseOptions] = {}
+        for entry in raw:
+            directory = entry.get("directory", os.path.dirname(os.path.abspath(path)))
+            args = entry.get("arguments") or shlex.split(entry.get("command", ""))
+            file = os.path.normpath(os.path.join(directory, entry["file"]))
+            entries[file] = options_from_compiler_args(args, directory)
+        return cls(entries)
+
+    def options_for(self, path: str) -> ParseOptions | None:
+        return self.entries.get(os.path.normpath(os.path.abspath(path)))
+
+
+def options_from_compiler_args(args: list[str], directory: str) -> ParseOptions:
+    """The flags of an nvcc/clang/gcc command line that matter to parsing."""
+    includes: list[str] = []
+    defines: list[str] = []
+    arch = "sm_90"
+    std = "c++17"
+    it = iter(args[1:])
+    for arg in it:
+        def value(flag: str) -> str:
+            return arg[len(flag):] if len(arg) > len(flag) else next(it, "")
+        if arg.startswith("-I") or arg == "-isystem":
+            d = value("-I") if arg.startswith("-I") else next(it, "")
+            includes.append(os.path.normpath(os.path.join(directory, d)))
+        elif arg.startswith("-D"):
+            defines.append(value("-D"))
+        elif arg.startswith("-std="):
+            std = arg.split("=", 1)[1]
+        elif arg.startswith("--cuda-gpu-arch="):
+            arch = arg.split("=", 1)[1]
+        elif arg.startswith("-arch=") or arg.startswith("--gpu-architecture="):
+            candidate = arg.split("=", 1)[1]
+            if candidate.startswith(("sm_", "compute_")):
+                arch = "sm_" + candidate.split("_", 1)[1]
+    return ParseOptions(include_dirs=tuple(includes), defines=tuple(defines), arch=arch, std=std)

@@ -1,0 +1,1 @@
+"""Intermediate representation: lowered syntax trees, functions, CFGs, launch sites."""

@@ -1,0 +1,76 @@
+"""Reading call expressions: callee, arguments, and the object of a member call."""
+
+from __future__ import annotations
+
+import re
+
+from syncheck.ir.nodes import Node
+
+_TILE_SIZE = re.compile(r"thread_block_tile<\s*(\d+)")
+
+
+def call_args(call: Node) -> list[Node]:
+    ch = call.children
+    decl = call.decl
+    if decl is not None and decl.kind == "CONSTRUCTOR":
+        return ch
+    if not ch:
+        return []
+    if ch[0].kind == "MEMBER_REF_EXPR":
+        return ch[1:]
+    if (decl is not None and decl.name.startswith("operator") and len(ch) >= 2
+            and ch[1].decl is not None and ch[1].decl.name == decl.name):
+        return ch[2:]
+    if len(ch) >= 2 and ch[1].kind == "CALL_EXPR" and ch[1].decl is not None and \
+            ch[1].decl.name in ("cudaConfigureCall", "__cudaPushCallConfiguration"):
+        return ch[2:]
+    return ch[1:]
+
+
+def callee_name(call: Node) -> str:
+    if call.decl is not None:
+        return call.decl.name
+    if call.children:
+        head = call.children[0]
+        if head.kind in ("MEMBER_REF_EXPR", "DECL_REF_EXPR", "OVERLOADED_DECL_REF"):
+            return head.spelling
+    return call.spelling
+
+
+def member_object(call: Node) -> Node | None:
+    """``g`` in ``g.sync()``, or None for a free function call."""
+    if call.children and call.children[0].kind == "MEMBER_REF_EXPR":
+        ref = call.children[0]
+        return ref.children[0] if ref.children else None
+    return None
+
+
+def group_kind(type_spelling: str) -> tuple[str | None, int | None]:
+    """The cooperative-groups kind named by a type, and a tile's size when known."""
+    t = type_spelling.replace("const ", "").replace("&", "").strip()
+    m = _TILE_SIZE.search(t)
+    if m:
+        return "tile", int(m.group(1))
+    if "thread_block_tile" in t:
+        return "tile", None
+    for name, kind in (("grid_group", "grid"), ("thread_block", "block"),
+                       ("coalesced_group", "coalesced"), ("thread_group", "thread_group")):
+        if re.search(rf"\b{name}\b", t):
+            return kind, None
+    return None, None
+
+
+def source_text(lines: list[str], node: Node, limit: int = 80) -> str:
+    if not node.line or node.line > len(lines):
+        return ""
+    if node.line == node.end_line:
+        text = lines[node.line - 1][node.col - 1:node.end_col - 1]
+    else:
+        text = lines[node.line - 1][node.col - 1:].rstrip() + " ..."
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def is_default_argument(node: Node) -> bool:
+    """A default argument the user did not write (libclang shows it as a bare unexposed expr)."""
+    return node.kind == "UNEXPOSED_EXPR" and not node.children

@@ -1,0 +1,281 @@
+"""A lowered, pure-Python copy of the libclang syntax tree of function bodies.
+
+The libclang bindings cost a foreign call per property read, and the analyses
+walk each body several times, so each body is copied once into small ``Node``
+objects and everything after the front end works on those.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import clang.cindex as ci
+
+from syncheck.frontend import clang_api
+from syncheck.frontend.parse import MODEL_DIR
+
+K = ci.CursorKind
+
+# Cursor kinds that only name types or namespaces: no value, no control flow.
+_SKIPPED = {K.NAMESPACE_REF, K.TYPE_REF, K.TEMPLATE_REF, K.CUDAGLOBAL_ATTR, K.CUDADEVICE_ATTR,
+            K.CUDAHOST_ATTR, K.CUDASHARED_ATTR, K.CUDACONSTANT_ATTR, K.UNEXPOSED_ATTR,
+            K.ANNOTATE_ATTR, K.ALIGNED_ATTR, K.CXX_FINAL_ATTR, K.CXX_OVERRIDE_ATTR,
+            K.VISIBILITY_ATTR, K.WARN_UNUSED_RESULT_ATTR}
+_TRANSPARENT = {K.UNEXPOSED_EXPR}
+_REF_KINDS = {K.DECL_REF_EXPR, K.MEMBER_REF_EXPR, K.CALL_EXPR, K.OVERLOADED_DECL_REF}
+_LITERALS = {K.INTEGER_LITERAL, K.FLOATING_LITERAL, K.CHARACTER_LITERAL, K.CXX_BOOL_LITERAL_EXPR}
+_MODEL_PREFIX = str(MODEL_DIR)
+
+
+@dataclass(frozen=True, slots=True)
+class Decl:
+    """What a reference or call resolves to."""
+
+    kind: str          # the CursorKind name of the declaration
+    name: str
+    key: str           # stable identity: USR (templates: of the template itself)
+    storage: str       # local | param | global | shared | constant | builtin | field | function | enum | template | other
+    type: str
+    qualified: str     # namespace/class qualified name
+    in_model: bool     # declared in syncheck's CUDA model headers
+    line: int
+    file: str
+    value: int | None = None  # enum constants and constant-initialized variables
+    is_const: bool = False
+
+
+class Node:
+    __slots__ = ("id", "kind", "spelling", "type", "line", "col", "end_line", "end_col",
+                 "start", "end", "children", "decl", "op", "value", "role")
+
+    def __init__(self, nid: int, kind: str):
+        self.id = nid
+        self.kind = kind
+        self.spelling = ""
+        self.type = ""
+        self.line = self.col = self.end_line = self.end_col = 0
+        self.start = self.end = 0
+        self.children: list[Node] = []
+        self.decl: Decl | None = None
+        self.op: str | None = None
+        self.value: int | float | None = None
+        # For statement headers: "init", "cond", "inc", "body", "then", "else".
+        self.role: str | None = None
+
+    def walk(self):
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def child_by_role(self, role: str) -> "Node | None":
+        for c in self.children:
+            if c.role == role:
+                return c
+        return None
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"<{self.kind} {self.spelling!r} {self.line}:{self.col}>"
+
+
+def in_model_header(cursor: ci.Cursor) -> bool:
+    f = cursor.location.file
+    return f is not None and f.name.startswith(_MODEL_PREFIX)
+
+
+class Lowerer:
+    """Copies cursors into Nodes; one per translation unit (it caches declarations)."""
+
+    def __init__(self, tu: ci.TranslationUnit):
+        self.tu = tu
+        self._next_id = 0
+        self._decls: dict[int, Decl] = {}
+        self._qualified: dict[int, str] = {}
+        self.lambdas: list[Node] = []
+
+    # -- declarations --
+    def qualified_name(self, cursor: ci.Cursor) -> str:
+        h = cursor.hash
+        cached = self._qualified.get(h)
+        if cached is not None:
+            return cached
+        parts = []
+        c = cursor
+        while c is not None and c.kind != K.TRANSLATION_UNIT:
+            if c.kind in (K.NAMESPACE, K.CLASS_DECL, K.STRUCT_DECL, K.CLASS_TEMPLATE,
+                          K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD, K.CONSTRUCTOR,
+                          K.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION, K.UNION_DECL):
+                parts.append(c.spelling)
+            c = c.semantic_parent
+        name = "::".join(reversed(parts))
+        self._qualified[h] = name
+        return name
+
+    def decl_of(self, cursor: ci.Cursor) -> Decl | None:
+        if cursor is None:
+            return None
+        h = cursor.hash
+        cached = self._decls.get(h)
+        if cached is not None:
+            return cached
+        kind = cursor.kind
+        tmpl = clang_api.specialized_template(cursor) if kind in (
+            K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR) else None
+        identity = tmpl if tmpl is not None else cursor
+        key = identity.get_usr() or f"{identity.location.file}:{identity.location.line}:{identity.location.column}:{identity.spelling}"
+        loc = identity.location
+        file = loc.file.name if loc.file is not None else ""
+        model = file.startswith(_MODEL_PREFIX)
+        value = None
+        is_const = False
+        if kind == K.PARM_DECL:
+            storage = "param"
+        elif kind == K.VAR_DECL:
+            storage = self._var_storage(cursor, model)
+            is_const = cursor.type.is_const_qualified()
+            if is_const and storage in ("local", "global", "constant"):
+                value = self._constant_init(cursor)
+        elif kind == K.FIELD_DECL:
+            storage = "field"
+        elif kind in (K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR, K.FUNCTION_TEMPLATE,
+                      K.CONVERSION_FUNCTION, K.DESTRUCTOR):
+            storage = "function"
+        elif kind == K.ENUM_CONSTANT_DECL:
+            storage = "enum"
+            value = cursor.enum_value
+        elif kind in (K.TEMPLATE_NON_TYPE_PARAMETER, K.TEMPLATE_TYPE_PARAMETER):
+            storage = "template"
+        else:
+            storage = "other"
+        decl = Decl(kind=kind.name, name=cursor.spelling, key=key, storage=storage,
+                    type=cursor.type.spelling, qualified=self.qualified_name(identity),
+                    in_model=model, line=loc.line, file=file, value=value, is_const=is_const)
+        self._decls[h] = decl
+        return decl
+
+    def _var_storage(self, cursor: ci.Cursor, model: bool) -> str:
+        if model and cursor.spelling in ("threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"):
+            return "builtin"
+        shared = constant = False
+        for child in cursor.get_children():
+            if child.kind == K.CUDASHARED_ATTR:
+                shared = True
+            elif child.kind == K.CUDACONSTANT_ATTR:
+                constant = True
+        if shared:
+            return "shared"
+        if constant:
+            return "constant"
+        parent = cursor.semantic_parent
+        if parent is not None and parent.kind in (K.TRANSLATION_UNIT, K.NAMESPACE, K.LINKAGE_SPEC):
+            return "global"
+        if cursor.storage_class == ci.StorageClass.STATIC:
+            return "global"
+        return "local"
+
+    def _constant_init(self, cursor: ci.Cursor) -> int | None:
+        for child in cursor.get_children():
+            if child.kind.is_expression():
+                value = clang_api.evaluate(child)
+                return value if isinstance(value, int) else None
+        return None
+
+    # -- expressions and statements --
+    def lower(self, cursor: ci.Cursor) -> Node:
+        kind = cursor.kind
+        while kind in _TRANSPARENT:
+            children = [c for c in cursor.get_children() if c.kind not in _SKIPPED]
+            if len(children) != 1:
+                break
+            cursor = children[0]
+            kind = cursor.kind
+        node = Node(self._next_id, kind.name)
+        self._next_id += 1
+        node.spelling = cursor.spelling
+        node.type = cursor.type.spelling
+        ext = cursor.extent
+        s, e = ext.start, ext.end
+        node.line, node.col, node.start = s.line, s.column, s.offset
+        node.end_line, node.end_col, node.end = e.line, e.column, e.offset
+        if kind in _REF_KINDS:
+            node.decl = self.decl_of(cursor.referenced)
+            if kind == K.MEMBER_REF_EXPR and not node.spelling:
+                node.spelling = self._dependent_member_name(cursor)
+        elif kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
+            node.op = clang_api.binary_operator(cursor)
+        elif kind == K.UNARY_OPERATOR:
+            node.op = clang_api.unary_operator(cursor)
+        elif kind in _LITERALS:
+            node.value = self._literal_value(cursor, kind)
+        elif kind in (K.VAR_DECL, K.PARM_DECL):
+            node.decl = self.decl_of(cursor)
+        node.children = [self.lower(c) for c in cursor.get_children() if c.kind not in _SKIPPED]
+        if kind == K.LAMBDA_EXPR:
+            self.lambdas.append(node)
+        self._assign_roles(node, cursor)
+        return node
+
+    def _literal_value(self, cursor: ci.Cursor, kind) -> int | float | None:
+        if kind == K.CXX_BOOL_LITERAL_EXPR:
+            tokens = list(cursor.get_tokens())
+            return 1 if tokens and tokens[0].spelling == "true" else 0
+        return clang_api.evaluate(cursor)
+
+    def _dependent_member_name(self, cursor: ci.Cursor) -> str:
+        names = [t.spelling for t in cursor.get_tokens() if t.kind == ci.TokenKind.IDENTIFIER]
+        return names[-1] if names else ""
+
+    def _assign_roles(self, node: Node, cursor: ci.Cursor) -> None:
+        ch = node.children
+        kind = node.kind
+        if kind == "IF_STMT":
+            roles = {2: ("cond", "then"), 4: ("init", "cond", "then", "else")}.get(len(ch))
+            if len(ch) == 3:
+                roles = ("init", "cond", "then") if ch[0].kind == "DECL_STMT" else ("cond", "then", "else")
+            if roles is None and ch:
+                roles = ("init",) * (len(ch) - 3) + ("cond", "then", "else")
+        elif kind in ("WHILE_STMT", "SWITCH_STMT"):
+            roles = ("init",) * (len(ch) - 2) + ("cond", "body") if len(ch) >= 2 else None
+        elif kind == "DO_STMT":
+            roles = ("body", "cond") if len(ch) == 2 else None
+        elif kind == "FOR_STMT":
+            roles = self._for_roles(node, cursor)
+        elif kind == "CXX_FOR_RANGE_STMT":
+            roles = ("init",) * (len(ch) - 2) + ("range", "body") if len(ch) >= 2 else None
+        elif kind == "CONDITIONAL_OPERATOR":
+            roles = ("cond", "then", "else") if len(ch) == 3 else None
+        else:
+            return
+        if roles and len(roles) == len(ch):
+            for c, r in zip(ch, roles):
+                c.role = r
+
+    def _for_roles(self, node: Node, cursor: ci.Cursor):
+        ch = node.children
+        if not ch:
+            return None
+        if len(ch) == 4:
+            return ("init", "cond", "inc", "body")
+        # Some header parts are missing: find the two ';' of the header by tokens.
+        body = ch[-1]
+        semis = []
+        depth = 0
+        for tok in cursor.get_tokens():
+            off = tok.extent.start.offset
+            if off >= body.start:
+                break
+            sp = tok.spelling
+            if sp == "(":
+                depth += 1
+            elif sp == ")":
+                depth -= 1
+            elif sp == ";" and depth == 1:
+                semis.append(off)
+        if len(semis) < 2:
+            return None
+        roles = []
+        for c in ch[:-1]:
+            roles.append("init" if c.start < semis[0] else "cond" if c.start < semis[1] else "inc")
+        return tuple(roles) + ("body",)
+

@@ -1,0 +1,234 @@
+"""Functions, call graph and host launch sites of one translation unit."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+import clang.cindex as ci
+
+from syncheck.frontend.parse import ParsedFile
+from syncheck.ir.nodes import Decl, Lowerer, Node, in_model_header
+
+K = ci.CursorKind
+
+_FUNCTION_KINDS = {K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD, K.CONSTRUCTOR}
+_CONTAINER_KINDS = {K.NAMESPACE, K.LINKAGE_SPEC, K.CLASS_DECL, K.STRUCT_DECL, K.CLASS_TEMPLATE,
+                    K.UNEXPOSED_DECL}
+_BLOCK_PIN = re.compile(
+    r"syncheck:\s*block[-_ ]?dim\s*[=(]?\s*(\d+)(?:\s*[,x]\s*(\d+))?(?:\s*[,x]\s*(\d+))?", re.I)
+_LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\(\s*(\d+)")
+
+CONFIG_CALLS = {"cudaConfigureCall", "__cudaPushCallConfiguration"}
+LAUNCH_APIS = {"cudaLaunchKernel", "cudaLaunchCooperativeKernel", "cudaLaunchKernelEx",
+               "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchCooperativeKernel",
+               "cuLaunchKernelEx"}
+
+
+@dataclass
+class Param:
+    name: str
+    key: str
+    type: str
+
+
+@dataclass
+class Function:
+    key: str
+    name: str
+    qualified: str
+    kind: str  # kernel | device | host | host_device
+    file: str
+    line: int
+    col: int
+    end_line: int
+    params: list[Param]
+    body: Node | None
+    is_template: bool = False
+    is_lambda: bool = False
+    launch_bounds: int | None = None
+    block_dim: tuple[int, int, int] | None = None  # pinned by a comment or config
+    has_errors: bool = False
+    in_main_file: bool = True
+
+    @property
+    def runs_on_device(self) -> bool:
+        return self.kind in ("kernel", "device", "host_device")
+
+
+@dataclass
+class LaunchSite:
+    kernel_key: str
+    kernel_name: str
+    api: str          # "<<<>>>" or the runtime/driver call's name
+    node: Node        # the launching call
+    host_function: str
+    config: list[Node] = field(default_factory=list)  # grid, block, shmem, stream for <<<>>>
+    args: list[Node] = field(default_factory=list)
+
+
+@dataclass
+class Program:
+    path: str
+    functions: dict[str, Function]
+    launches: list[LaunchSite]
+    source_lines: list[str]
+
+    @property
+    def kernels(self) -> list[Function]:
+        return [f for f in self.functions.values() if f.kind == "kernel"]
+
+    def resolve_call(self, decl: Decl | None) -> Function | None:
+        """The analyzed function a call goes to (plain, template, method or lambda)."""
+        if decl is None:
+            return None
+        fn = self.functions.get(decl.key)
+        if fn is None and decl.name == "operator()":
+            fn = self.functions.get(lambda_key(decl.file, decl.line))
+        return fn
+
+
+def lambda_key(file: str, line: int) -> str:
+    return f"lambda:{file}:{line}"
+
+
+def _function_kind(cursor: ci.Cursor) -> str:
+    device = host = False
+    for child in cursor.get_children():
+        if child.kind == K.CUDAGLOBAL_ATTR:
+            return "kernel"
+        if child.kind == K.CUDADEVICE_ATTR:
+            device = True
+        elif child.kind == K.CUDAHOST_ATTR:
+            host = True
+    if device:
+        return "host_device" if host else "device"
+    return "host"
+
+
+def _is_project_file(path: str | None) -> bool:
+    return path is not None and not path.startswith("/usr/") and "cuda_model" not in path
+
+
+class ProgramBuilder:
+    def __init__(self, parsed: ParsedFile):
+        self.parsed = parsed
+        self.lowerer = Lowerer(parsed.tu)
+        self.main = os.path.abspath(parsed.path)
+        self.lines = parsed.source.decode("utf-8", errors="replace").splitlines()
+        self.functions: dict[str, Function] = {}
+        self.error_lines = sorted(p.line for p in parsed.errors)
+
+    def build(self) -> Program:
+        self._collect(self.parsed.tu.cursor)
+        launches: list[LaunchSite] = []
+        for fn in list(self.functions.values()):
+            if fn.body is not None and fn.kind in ("host", "host_device"):
+                launches.extend(self._launches(fn))
+        return Program(self.parsed.path, self.functions, launches, self.lines)
+
+    def _collect(self, cursor: ci.Cursor) -> None:
+        for child in cursor.get_children():
+            kind = child.kind
+            if kind in _CONTAINER_KINDS:
+                if in_model_header(child):
+                    continue
+                f = child.location.file
+                if f is not None and child.location.is_in_system_header:
+                    continue
+                self._collect(child)
+            elif kind in _FUNCTION_KINDS and child.is_definition():
+                f = child.location.file
+                if f is None or not _is_project_file(f.name) or child.location.is_in_system_header:
+                    continue
+                self._add_function(child)
+
+    def _add_function(self, cursor: ci.Cursor) -> None:
+        body_cursor = None
+        params: list[Param] = []
+        for c in cursor.get_children():
+            if c.kind == K.COMPOUND_STMT:
+                body_cursor = c
+            elif c.kind == K.PARM_DECL:
+                params.append(Param(c.spelling, c.get_usr() or c.spelling, c.type.spelling))
+        if body_cursor is None:
+            return
+        decl = self.lowerer.decl_of(cursor)
+        loc = cursor.location
+        in_main = os.path.abspath(loc.file.name) == self.main
+        fn = Function(
+            key=decl.key, name=cursor.spelling, qualified=decl.qualified,
+            kind=_function_kind(cursor), file=loc.file.name, line=loc.line, col=loc.column,
+            end_line=cursor.extent.end.line, params=params, body=None,
+            is_template=cursor.kind == K.FUNCTION_TEMPLATE, in_main_file=in_main,
+        )
+        if in_main:
+            header = " ".join(self.lines[max(0, fn.line - 4):body_cursor.extent.start.line])
+            bounds = _LAUNCH_BOUNDS.search(header)
+            fn.launch_bounds = int(bounds.group(1)) if bounds else None
+            fn.block_dim = self._pinned_block_dim(fn, body_cursor.extent.start.line)
+            fn.has_errors = any(fn.line <= ln <= fn.end_line for ln in self.error_lines)
+        first_lambda = len(self.lowerer.lambdas)
+        fn.body = self.lowerer.lower(body_cursor)
+        self.functions[fn.key] = fn
+        for lam in self.lowerer.lambdas[first_lambda:]:
+            self._add_lambda(lam, fn)
+
+    def _pinned_block_dim(self, fn: Function, body_line: int) -> tuple[int, int, int] | None:
+        for ln in range(max(0, fn.line - 4), min(len(self.lines), body_line + 2)):
+            m = _BLOCK_PIN.search(self.lines[ln])
+            if m:
+                x, y, z = (int(g) if g else 1 for g in m.groups())
+                return (x, y, z)
+        return None
+
+    def _add_lambda(self, lam: Node, owner: Function) -> None:
+        body = next((c for c in lam.children if c.kind == "COMPOUND_STMT"), None)
+        if body is None:
+            return
+        params = [Param(c.spelling, c.decl.key if c.decl else c.spelling, c.type)
+                  for c in lam.children if c.kind == "PARM_DECL"]
+        key = lambda_key(owner.file, lam.line)
+        kind = "device" if owner.runs_on_device else "host"
+        self.functions[key] = Function(
+            key=key, name=f"lambda in {owner.name}", qualified=f"{owner.qualified}::(lambda)",
+            kind=kind, file=owner.file, line=lam.line, col=lam.col, end_line=lam.end_line,
+            params=params, body=body, is_lambda=True, in_main_file=owner.in_main_file,
+            block_dim=owner.block_dim, has_errors=owner.has_errors)
+
+    def _launches(self, fn: Function) -> list[LaunchSite]:
+        sites = []
+        for node in fn.body.walk():
+            if node.kind != "CALL_EXPR" or not node.children:
+                continue
+            callee = node.decl
+            ch = node.children
+            if (len(ch) >= 2 and ch[1].kind == "CALL_EXPR" and ch[1].decl is not None
+                    and ch[1].decl.name in CONFIG_CALLS):
+                kernel = callee
+                sites.append(LaunchSite(
+                    kernel_key=kernel.key if kernel else "", kernel_name=kernel.name if kernel else "?",
+                    api="<<<>>>", node=node, host_function=fn.key,
+                    config=ch[1].children[1:], args=ch[2:]))
+            elif callee is not None and callee.name in LAUNCH_APIS:
+                args = ch[1:]
+                target = _launched_kernel(callee.name, args)
+                sites.append(LaunchSite(
+                    kernel_key=target.key if target else "", kernel_name=target.name if target else "?",
+                    api=callee.name, node=node, host_function=fn.key, args=args))
+        return sites
+
+
+def _launched_kernel(api: str, args: list[Node]) -> Decl | None:
+    """The kernel a launch API call names (first function reference among its arguments)."""
+    candidates = args[1:2] if api in ("cudaLaunchKernelEx", "cudaLaunchKernelExC") else args[:1]
+    for arg in candidates:
+        for n in arg.walk():
+            if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "function":
+                return n.decl
+    return None
+
+
+def build_program(parsed: ParsedFile) -> Program:
+    return ProgramBuilder(parsed).build()

@@ -1,0 +1,1 @@
+"""Renderers: each turns the one Report model into an output format."""

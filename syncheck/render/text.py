@@ -1,0 +1,70 @@
+"""The default GCC-style text output, with a source snippet and caret under each finding."""
+
+from __future__ import annotations
+
+import functools
+
+from rich.console import Console
+from rich.markup import escape
+
+from syncheck.diagnostics import Finding, Report
+
+
+@functools.lru_cache(maxsize=64)
+def _lines(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read().splitlines()
+    except OSError:
+        return []
+
+
+def _snippet(path: str, line: int, col: int, end_col: int) -> list[str]:
+    lines = _lines(path)
+    if not (1 <= line <= len(lines)):
+        return []
+    src = lines[line - 1].expandtabs(1)
+    width = max(1, (end_col - col) if end_col > col else 1)
+    gutter = f"{line:>5} | "
+    caret = " " * (len(gutter) - 2) + "| " + " " * (col - 1) + "^" + "~" * (width - 1)
+    return [gutter + src, caret]
+
+
+_STYLES = {"error": "bold red", "warning": "bold magenta", "info": "bold cyan", "note": "bold cyan"}
+
+
+def _finding_lines(f: Finding, color: bool) -> list[str]:
+    head = f"{f.path}:{f.line}:{f.column}: "
+    sev = f.severity.value
+    tail = f"{f.message} [{f.code} {f.rule}]"
+    out = []
+    if color:
+        out.append(f"[bold]{escape(head)}[/bold][{_STYLES[sev]}]{sev}:[/] {escape(tail)}")
+        out.extend(f"[dim]{escape(s)}[/dim]" if i == 0 else f"[green]{escape(s)}[/green]"
+                   for i, s in enumerate(_snippet(f.path, f.line, f.column, f.end_column)))
+    else:
+        out.append(head + f"{sev}: " + tail)
+        out.extend(_snippet(f.path, f.line, f.column, f.end_column))
+    for n in f.notes:
+        line = f"{n.path}:{n.line}:{n.column}: note: {n.message}"
+        out.append(f"[cyan]{escape(line)}[/cyan]" if color else line)
+    return out
+
+
+def render(report: Report, color: bool = False, console: Console | None = None) -> str:
+    lines: list[str] = []
+    for f in report.findings:
+        lines.extend(_finding_lines(f, color))
+    for p in report.problems:
+        loc = f"{p.path}:{p.line}:{p.column or 1}" if p.line else p.path
+        kind = "error" if p.kind == "error" else "note"
+        text = f"{loc}: {kind}: {p.message}"
+        lines.append(f"[{_STYLES[kind]}]{escape(text)}[/]" if color else text)
+    n = len(report.findings)
+    summary = (f"Found {n} finding{'s' if n != 1 else ''} in {report.files} file"
+               f"{'s' if report.files != 1 else ''}")
+    if report.errors:
+        summary += f"; {len(report.errors)} file error{'s' if len(report.errors) != 1 else ''}"
+    if n or report.errors:
+        lines.append(f"[bold]{summary}.[/bold]" if color else summary + ".")
+    return "\n".join(lines) + ("\n" if lines else "")
