@@ -82,6 +82,8 @@ class Value:
     # A multiple of 32 (blockDim.x, under the default block-shape assumption).
     aligned: bool = False
     origin: Origin | None = None
+    # For cooperative-groups handles: the tile size, when known (tiled_partition(g, 16)).
+    group_size: int | None = None
 
     def join(self, other: "Value") -> "Value":
         if self == other:
@@ -96,6 +98,7 @@ class Value:
             lane_linear=self.lane_linear and other.lane_linear,
             aligned=self.aligned and other.aligned,
             origin=origin if level > Level.UNIFORM else None,
+            group_size=self.group_size if self.group_size == other.group_size else None,
         )
 
     def at_least(self, level: Level, origin: Origin | None) -> "Value":

@@ -14,12 +14,12 @@ read the same ``FunctionAnalysis`` objects.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from syncheck.analyses import primitives as P
 from syncheck.analyses.control_dependence import control_dependences
 from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level, join_all
-from syncheck.ir.calls import call_args, source_text
+from syncheck.ir.calls import call_args, group_kind, source_text
 from syncheck.ir.cfg import CFG, build_cfg
 from syncheck.ir.nodes import Node
 from syncheck.ir.program import Function, Program
@@ -128,7 +128,8 @@ class UniformityService:
             param_values = tuple(
                 Value(Level.UNIFORM) for _ in fn.params)
         shape = shape or shape_for(fn, self.default_block_dim)
-        key = (fn.key, tuple((v.level, v.lane_linear, v.aligned) for v in param_values), shape)
+        key = (fn.key, tuple((v.level, v.lane_linear, v.aligned, v.group_size) for v in param_values),
+               shape)
         if outer_env is None and key in self._cache:
             return self._cache[key]
         if key in self._in_progress:  # recursion: give up precision, not soundness
@@ -263,6 +264,9 @@ class _FunctionAnalyzer:
                           Origin(((f"parameter '{p.name}'", fn.line),)))
             self.initial[p.key] = v
         self.cond_values: dict[int, Value] = {}
+        self.ctrl_blocks: dict[int, frozenset[int]] = {}
+        self.region_defs: dict[int, set[str]] = {}
+        self.block_defs = {b: _assigned_keys(self.cfg.blocks[b].items) for b in self.live}
         self.ret = UNIFORM
         self.out_level = Level.UNIFORM
         # Only the final pass records sites and values for the checks.
@@ -291,10 +295,27 @@ class _FunctionAnalyzer:
         if b == self.cfg.entry:
             return dict(self.initial)
         env: dict[str, Value] = {}
+        mine = self.ctrl_blocks.get(b, frozenset())
         for p in self.cfg.blocks[b].preds:
             pe = outs.get(p)
             if pe is None:
                 continue
+            # Leaving the region of a divergent branch: threads arrive from different paths,
+            # so what the region assigned now differs between them (sync dependence).
+            leaving = [a for a in self.ctrl_blocks.get(p, ()) if a not in mine
+                       and self.cond_values.get(a, UNIFORM).level > Level.UNIFORM]
+            if leaving:
+                pe = dict(pe)
+                for a in leaving:
+                    cond_value = self.cond_values[a]
+                    cond = self.cfg.blocks[a].branch
+                    for k in self.region_defs.get(a, ()):
+                        v = pe.get(k)
+                        if v is not None and v.level < cond_value.level:
+                            why = (cond_value.origin or Origin(())).through(
+                                f"assigned under '{source_text(self.program.source_lines, cond)}'",
+                                cond.line)
+                            pe[k] = v.at_least(cond_value.level, why)
             for k, v in pe.items():
                 old = env.get(k)
                 env[k] = v if old is None else old.join(v)
@@ -322,6 +343,7 @@ class _FunctionAnalyzer:
         """Transitive controlling branches of each block, from the latest condition values."""
         direct: dict[int, list[int]] = {b: sorted(d) for b, d in self.deps.items()}
         result: dict[int, tuple[Controller, ...]] = {}
+        self.ctrl_blocks = {}
         blocks = self.cfg.blocks
         for b in self.live:
             seen: set[int] = set()
@@ -340,6 +362,11 @@ class _FunctionAnalyzer:
                 stack.extend(direct.get(a, ()))
             ctrls.sort(key=lambda c: (c.cond.start, c.cond.id))
             result[b] = tuple(ctrls)
+            self.ctrl_blocks[b] = frozenset(a for a in seen if blocks[a].branch is not None)
+        self.region_defs = {}
+        for b, owners in self.ctrl_blocks.items():
+            for a in owners:
+                self.region_defs.setdefault(a, set()).update(self.block_defs.get(b, ()))
         return result
 
     # -- transfer --
@@ -443,12 +470,12 @@ class _FunctionAnalyzer:
         return value
 
     def _define(self, key: str, name: str, line: int, value: Value, strong: bool) -> None:
-        level, origin = self.ctrl_level()
+        # No taint from the enclosing control here: among the threads that run this
+        # assignment the value is as uniform as its operands. Divergence from the control is
+        # added where the branch's region is left (see _entry_env).
         if value.level > Level.UNIFORM and value.origin is not None:
             value = Value(value.level, value.const, value.lane_linear, value.aligned,
-                          value.origin.through(f"'{name}'", line))
-        value = value.at_least(level, origin.through(f"'{name}' assigned under a branch", line)
-                               if origin else None)
+                          value.origin.through(f"'{name}'", line), value.group_size)
         if not strong and key in self.env:
             value = self.env[key].join(value)
             value = Value(value.level, None, value.lane_linear and False, value.aligned, value.origin)
@@ -615,6 +642,21 @@ class _FunctionAnalyzer:
             aligned = a.aligned or b.aligned
         elif op == ",":
             return b
+        elif op in ("<", "<=", ">", ">=") and (a.lane_linear or b.lane_linear):
+            lane, bound = (a, b) if a.lane_linear else (b, a)
+            if bound.level <= Level.BLOCK and not (a.lane_linear and b.lane_linear):
+                # tid < c splits threads at c: aligned groups of the largest power of two
+                # dividing c stay together (tid < 32: warp-uniform).
+                lane_on_left = a.lane_linear
+                cut = bound.const
+                if isinstance(cut, int) and op in (("<=", ">") if lane_on_left else (">=", "<")):
+                    cut += 1
+                if isinstance(cut, int):
+                    granule = 32 if cut == 0 else min(32, cut & -cut)
+                else:
+                    granule = 32 if bound.aligned else 1
+                level = max(group_level(granule), bound.level)
+                origin = lane.origin if level > Level.UNIFORM else None
         if op in ("<<",) and a.aligned:
             aligned = True
         if const is not None and isinstance(const, int) and const % 32 == 0:
@@ -673,6 +715,10 @@ class _FunctionAnalyzer:
         if node.children and node.children[0].kind == "MEMBER_REF_EXPR":
             obj_node = node.children[0]
             obj = join_all(self.eval(c) for c in obj_node.children)
+        if prim is not None and prim.tile_size is None and prim.scope == "tile":
+            group_value = obj if obj is not None else (arg_values[0] if arg_values else None)
+            if group_value is not None and group_value.group_size:
+                prim = replace(prim, tile_size=group_value.group_size)
         if prim is not None or (callee is not None and callee.body is not None):
             if self.recording:
                 ctrls = self.block_ctrls + tuple(self.guards)
@@ -693,6 +739,8 @@ class _FunctionAnalyzer:
                 ret = Value(ret.level, ret.const, ret.lane_linear, ret.aligned,
                             ret.origin.through(f"result of '{callee.name}'", node.line))
             return ret
+        if node.decl is not None and node.decl.kind == "CONSTRUCTOR" and len(arg_values) == 1:
+            return arg_values[0]  # copies and conversions keep the value
         # Unknown or library call: assume its result depends on its arguments only.
         out = join_all(arg_values)
         if obj is not None:
@@ -715,6 +763,11 @@ class _FunctionAnalyzer:
     def _primitive_result(self, node: Node, prim: P.Primitive, args: list[Node],
                           arg_values: list[Value]) -> Value:
         origin = Origin(((f"result of {prim.name}", node.line),))
+        if prim.category == P.GROUP_HANDLE:
+            size = group_kind(node.type)[1]
+            if size is None and len(arg_values) >= 2 and isinstance(arg_values[1].const, int):
+                size = arg_values[1].const
+            return Value(group_size=size)
         if prim.returns_lane_linear:
             return Value(Level.THREAD, lane_linear=self.shape.x_multiple_of_32, origin=origin)
         if prim.result is not None:
@@ -737,3 +790,62 @@ class _FunctionAnalyzer:
         if prim.category == P.BLOCK_BARRIER:
             return UNIFORM
         return join_all(arg_values)
+
+
+def _assigned_keys(items: list[Node]) -> set[str]:
+    """Local variables a block may assign (syntactically), for region-exit divergence."""
+    keys: set[str] = set()
+
+    def base_local(n: Node) -> str | None:
+        while n.kind in _CASTS or n.kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR"):
+            if not n.children:
+                return None
+            n = n.children[0]
+        if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage in ("local", "param"):
+            return n.decl.key
+        return None
+
+    for item in items:
+        for n in item.walk():
+            k = n.kind
+            if k == "VAR_DECL" and n.decl is not None:
+                keys.add(n.decl.key)
+            elif k in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGN_OPS \
+                    and n.children:
+                key = base_local(n.children[0])
+                if key:
+                    keys.add(key)
+            elif k == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--", "&") and n.children:
+                key = base_local(n.children[0])
+                if key:
+                    keys.add(key)
+            elif k == "CALL_EXPR" and n.decl is not None and "&" in n.decl.type:
+                # Arguments bound to non-const reference parameters may be assigned.
+                params = _param_types(n.decl.type)
+                for i, a in enumerate(call_args(n)):
+                    if i < len(params) and "&" in params[i] and "const" not in params[i]:
+                        key = base_local(a)
+                        if key:
+                            keys.add(key)
+    return keys
+
+
+def _param_types(function_type: str) -> list[str]:
+    """Parameter types from a function type spelling such as 'void (int &, float)'."""
+    start = function_type.find("(")
+    if start < 0:
+        return []
+    inner, depth, parts, cur = function_type[start + 1:function_type.rfind(")")], 0, [], ""
+    for ch in inner:
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur)
+    return [p.strip() for p in parts]

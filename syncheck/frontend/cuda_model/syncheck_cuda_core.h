@@ -157,43 +157,80 @@ template <class T> __device__ T __ldcs(const T *ptr);
 template <class T> __device__ void __stcg(T *ptr, T v);
 template <class T> __device__ void __stcs(T *ptr, T v);
 __device__ long long clock64(void);
-__device__ long long clock(void);
 __device__ unsigned long long __globaltimer(void);
 __device__ void __nanosleep(unsigned int ns);
 __device__ void __trap(void);
 __device__ void __brkpt(void);
 __device__ unsigned int __cvta_generic_to_shared(const void *ptr);
+/* ---- C library: nvcc's runtime header brings these in, so code relies on them ---- */
+#if __has_include(<stdio.h>) && __has_include(<math.h>)
+#include <string.h>
+#include <time.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <assert.h>
+#include <math.h>
+#else
+/* No C library headers on this machine: declare what kernels commonly call. */
+typedef long clock_t;
+extern "C" int printf(const char *fmt, ...);
+extern "C" void *memcpy(void *dst, const void *src, size_t n);
+extern "C" void *memset(void *dst, int v, size_t n);
+extern "C" void *malloc(size_t n);
+extern "C" void free(void *p);
+extern "C" int abs(int);
+#define assert(e) ((void)0)
+#define EXIT_SUCCESS 0
+#define EXIT_FAILURE 1
+#define SYNCHECK_MATH1(name) extern "C" double name(double); extern "C" float name##f(float);
+SYNCHECK_MATH1(sqrt) SYNCHECK_MATH1(exp) SYNCHECK_MATH1(exp2) SYNCHECK_MATH1(log)
+SYNCHECK_MATH1(log2) SYNCHECK_MATH1(log10) SYNCHECK_MATH1(sin) SYNCHECK_MATH1(cos)
+SYNCHECK_MATH1(tan) SYNCHECK_MATH1(tanh) SYNCHECK_MATH1(fabs) SYNCHECK_MATH1(floor)
+SYNCHECK_MATH1(ceil) SYNCHECK_MATH1(round) SYNCHECK_MATH1(trunc) SYNCHECK_MATH1(erf)
+#undef SYNCHECK_MATH1
+extern "C" double pow(double, double);
+extern "C" float powf(float, float);
+extern "C" float fmaxf(float, float);
+extern "C" float fminf(float, float);
+extern "C" float fmaf(float, float, float);
+#endif
+/* Device-side versions of the C library calls kernels make. Overloading on __device__
+   leaves the host declarations above untouched, as clang's own CUDA wrappers do. */
 extern "C" __device__ int printf(const char *fmt, ...);
-extern "C" __host__ __device__ void *memcpy(void *dst, const void *src, size_t n);
-extern "C" __host__ __device__ void *memset(void *dst, int v, size_t n);
+extern "C" __device__ void *memcpy(void *dst, const void *src, size_t n);
+extern "C" __device__ void *memset(void *dst, int v, size_t n);
 extern "C" __device__ void *malloc(size_t n);
 extern "C" __device__ void free(void *p);
-extern "C" __host__ __device__ void __assert_fail(const char *, const char *, unsigned int, const char *);
-
-/* ---- math: host and device overloads, so kernels resolve them ---- */
-#define SYNCHECK_MATH1(f)                                                              \
-  extern "C" __host__ __device__ double f(double);                                     \
-  extern "C" __host__ __device__ float f##f(float);
-SYNCHECK_MATH1(sqrt) SYNCHECK_MATH1(rsqrt) SYNCHECK_MATH1(exp) SYNCHECK_MATH1(exp2)
-SYNCHECK_MATH1(log) SYNCHECK_MATH1(log2) SYNCHECK_MATH1(log10) SYNCHECK_MATH1(sin)
-SYNCHECK_MATH1(cos) SYNCHECK_MATH1(tan) SYNCHECK_MATH1(tanh) SYNCHECK_MATH1(fabs)
-SYNCHECK_MATH1(floor) SYNCHECK_MATH1(ceil) SYNCHECK_MATH1(round) SYNCHECK_MATH1(trunc)
-SYNCHECK_MATH1(erf) SYNCHECK_MATH1(expm1) SYNCHECK_MATH1(log1p) SYNCHECK_MATH1(cbrt)
-SYNCHECK_MATH1(asin) SYNCHECK_MATH1(acos) SYNCHECK_MATH1(atan) SYNCHECK_MATH1(sinh) SYNCHECK_MATH1(cosh)
-#undef SYNCHECK_MATH1
-extern "C" __host__ __device__ double pow(double, double);
-extern "C" __host__ __device__ float powf(float, float);
-extern "C" __host__ __device__ double fmax(double, double);
-extern "C" __host__ __device__ float fmaxf(float, float);
-extern "C" __host__ __device__ double fmin(double, double);
-extern "C" __host__ __device__ float fminf(float, float);
-extern "C" __host__ __device__ double fma(double, double, double);
-extern "C" __host__ __device__ float fmaf(float, float, float);
-extern "C" __host__ __device__ double atan2(double, double);
-extern "C" __host__ __device__ float atan2f(float, float);
-extern "C" __host__ __device__ double fmod(double, double);
-extern "C" __host__ __device__ float fmodf(float, float);
-extern "C" __host__ __device__ int abs(int);
+extern "C" __device__ void __assert_fail(const char *, const char *, unsigned int, const char *);
+extern "C" __device__ clock_t clock(void);
+#define SYNCHECK_DMATH1(name) static __device__ double name(double); \
+  static __device__ float name##f(float); static __device__ float name(float);
+SYNCHECK_DMATH1(sqrt) SYNCHECK_DMATH1(cbrt) SYNCHECK_DMATH1(exp) SYNCHECK_DMATH1(exp2)
+SYNCHECK_DMATH1(expm1) SYNCHECK_DMATH1(log) SYNCHECK_DMATH1(log2) SYNCHECK_DMATH1(log10)
+SYNCHECK_DMATH1(log1p) SYNCHECK_DMATH1(sin) SYNCHECK_DMATH1(cos) SYNCHECK_DMATH1(tan)
+SYNCHECK_DMATH1(asin) SYNCHECK_DMATH1(acos) SYNCHECK_DMATH1(atan) SYNCHECK_DMATH1(sinh)
+SYNCHECK_DMATH1(cosh) SYNCHECK_DMATH1(tanh) SYNCHECK_DMATH1(fabs) SYNCHECK_DMATH1(floor)
+SYNCHECK_DMATH1(ceil) SYNCHECK_DMATH1(round) SYNCHECK_DMATH1(trunc) SYNCHECK_DMATH1(rint)
+SYNCHECK_DMATH1(erf) SYNCHECK_DMATH1(erfc) SYNCHECK_DMATH1(lgamma) SYNCHECK_DMATH1(tgamma)
+#undef SYNCHECK_DMATH1
+#define SYNCHECK_DMATH2(name) static __device__ double name(double, double); \
+  static __device__ float name##f(float, float); static __device__ float name(float, float);
+SYNCHECK_DMATH2(pow) SYNCHECK_DMATH2(fmax) SYNCHECK_DMATH2(fmin) SYNCHECK_DMATH2(fmod)
+SYNCHECK_DMATH2(atan2) SYNCHECK_DMATH2(hypot) SYNCHECK_DMATH2(copysign) SYNCHECK_DMATH2(fdim)
+#undef SYNCHECK_DMATH2
+static __device__ double fma(double, double, double);
+static __device__ float fmaf(float, float, float);
+static __device__ float fma(float, float, float);
+static __device__ int abs(int);
+static __device__ long long llabs(long long);
+static __device__ void sincosf(float, float *, float *);
+static __device__ void sincos(double, double *, double *);
+static __device__ int isnan(float);
+static __device__ int isinf(float);
+static __device__ int isfinite(float);
+/* Device-only math without a C library name. */
+__device__ float rsqrtf(float);
+__device__ double rsqrt(double);
 __device__ float __expf(float);
 __device__ float __logf(float);
 __device__ float __sinf(float);
