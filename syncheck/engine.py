@@ -106,20 +106,30 @@ def analyze_file(path: str, settings: Settings) -> tuple[list[Finding], list[Fil
     for p in missing:
         problems.append(FileProblem(path, f"{p.message}; analyzing what parses without it",
                                     kind="note", line=p.line, column=p.column))
+    for header in sorted({p.header for p in parsed.header_errors if p.header}):
+        first = next(p for p in parsed.header_errors if p.header == header)
+        problems.append(FileProblem(path, f"included file {header} has errors ({first.message}); "
+                                          f"code that depends on it may not be analyzed", kind="note"))
     program = build_program(parsed)
     broken = [f for f in program.functions.values() if f.has_errors and f.in_main_file]
-    if parsed.errors:
-        if missing:
-            for f in broken:
-                problems.append(FileProblem(path, f"'{f.name}' not analyzed: it uses declarations "
-                                                  f"from a missing include", kind="note", line=f.line))
-        else:
-            first = parsed.errors[0]
-            more = len(parsed.errors) - 1
-            extra = f" (and {more} more error{'s' if more > 1 else ''})" if more else ""
-            problems.append(FileProblem(path, f"syntax error: {first.message}{extra}; functions "
-                                              f"with errors were not analyzed",
-                                        line=first.line, column=first.column))
+    errors = parsed.errors
+    # A syntax error that follows an unknown name is usually its consequence; only a file
+    # whose first error is a syntax error is malformed.
+    syntax = [errors[0]] if errors and errors[0].kind == "syntax" else []
+    if syntax and not missing:
+        # The file itself is malformed: that is an error for this file.
+        first = syntax[0]
+        more = len(parsed.errors) - 1
+        extra = f" (and {more} more error{'s' if more > 1 else ''})" if more else ""
+        problems.append(FileProblem(path, f"syntax error: {first.message}{extra}; functions "
+                                          f"with errors were not analyzed",
+                                    line=first.line, column=first.column))
+    elif parsed.errors:
+        # Names syncheck's CUDA model or a missing include does not declare: analyze the rest.
+        for f in broken:
+            first = next(p for p in parsed.errors if f.line <= p.line <= f.end_line)
+            problems.append(FileProblem(path, f"'{f.name}' not analyzed: {first.message}",
+                                        kind="note", line=f.line))
     service = UniformityService(program, settings.block_dim)
     ctx = CheckContext(program, service, path)
     findings: list[Finding] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import os
 import shlex
 import subprocess
@@ -82,7 +83,11 @@ class ParseProblem:
     line: int
     column: int
     message: str
-    kind: str  # "missing-include" or "error"
+    kind: str  # missing-include | syntax (the file itself is malformed) | semantic | header
+    header: str | None = None  # for kind "header": the included file with the error
+
+
+_SYNTAX = re.compile(r"^(expected |unterminated |missing terminating |extraneous closing )")
 
 
 @dataclass
@@ -97,8 +102,17 @@ class ParsedFile:
         return [p for p in self.problems if p.kind == "missing-include"]
 
     @property
+    def syntax_errors(self) -> list[ParseProblem]:
+        return [p for p in self.problems if p.kind == "syntax"]
+
+    @property
     def errors(self) -> list[ParseProblem]:
-        return [p for p in self.problems if p.kind == "error"]
+        """Every error in the main file (syntax or semantic)."""
+        return [p for p in self.problems if p.kind in ("syntax", "semantic")]
+
+    @property
+    def header_errors(self) -> list[ParseProblem]:
+        return [p for p in self.problems if p.kind == "header"]
 
 
 @functools.cache
@@ -119,14 +133,17 @@ def parse_source(path: str, source: bytes, options: ParseOptions) -> ParsedFile:
         if diag.severity < ci.Diagnostic.Error:
             continue
         loc = diag.location
-        if loc.file is not None and os.path.abspath(loc.file.name) != main:
-            # An error inside an included header: report it at the include's use.
-            line, col = 1, 1
-        else:
-            line, col = loc.line, loc.column
         message = diag.spelling
-        kind = "missing-include" if "file not found" in message else "error"
-        parsed.problems.append(ParseProblem(line, col, message, kind))
+        header = None
+        if "file not found" in message:
+            kind = "missing-include"
+            line, col = loc.line, loc.column
+        elif loc.file is not None and os.path.abspath(loc.file.name) != main:
+            kind, header, line, col = "header", loc.file.name, 1, 1
+        else:
+            kind = "syntax" if _SYNTAX.match(message) else "semantic"
+            line, col = loc.line, loc.column
+        parsed.problems.append(ParseProblem(line, col, message, kind, header))
     return parsed
 
 

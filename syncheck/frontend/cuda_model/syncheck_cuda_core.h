@@ -24,24 +24,22 @@
 #define CUDART_CB
 
 /* ---- vector types and dim3 ---- */
-struct uint3 { unsigned int x, y, z; };
-struct int2 { int x, y; };
-struct int3 { int x, y, z; };
-struct int4 { int x, y, z, w; };
-struct uint2 { unsigned int x, y; };
-struct uint4 { unsigned int x, y, z, w; };
-struct float2 { float x, y; };
-struct float3 { float x, y, z; };
-struct float4 { float x, y, z, w; };
-struct double2 { double x, y; };
-struct char4 { signed char x, y, z, w; };
-struct uchar4 { unsigned char x, y, z, w; };
-__host__ __device__ float2 make_float2(float, float);
-__host__ __device__ float3 make_float3(float, float, float);
-__host__ __device__ float4 make_float4(float, float, float, float);
-__host__ __device__ int2 make_int2(int, int);
-__host__ __device__ int4 make_int4(int, int, int, int);
-__host__ __device__ uint3 make_uint3(unsigned, unsigned, unsigned);
+#define SYNCHECK_VEC(T, N)                                                              \
+  struct N##1 { T x; };                                                                 \
+  struct N##2 { T x, y; };                                                              \
+  struct N##3 { T x, y, z; };                                                           \
+  struct N##4 { T x, y, z, w; };                                                        \
+  __host__ __device__ N##1 make_##N##1(T x);                                            \
+  __host__ __device__ N##2 make_##N##2(T x, T y);                                       \
+  __host__ __device__ N##3 make_##N##3(T x, T y, T z);                                  \
+  __host__ __device__ N##4 make_##N##4(T x, T y, T z, T w);
+SYNCHECK_VEC(signed char, char) SYNCHECK_VEC(unsigned char, uchar)
+SYNCHECK_VEC(short, short) SYNCHECK_VEC(unsigned short, ushort)
+SYNCHECK_VEC(int, int) SYNCHECK_VEC(unsigned int, uint)
+SYNCHECK_VEC(long, long) SYNCHECK_VEC(unsigned long, ulong)
+SYNCHECK_VEC(long long, longlong) SYNCHECK_VEC(unsigned long long, ulonglong)
+SYNCHECK_VEC(float, float) SYNCHECK_VEC(double, double)
+#undef SYNCHECK_VEC
 
 struct dim3 {
   unsigned int x, y, z;
@@ -170,6 +168,10 @@ __device__ unsigned int __cvta_generic_to_shared(const void *ptr);
 #include <stdlib.h>
 #include <assert.h>
 #include <math.h>
+#include <limits.h>
+#if __has_include(<new>)
+#include <new>
+#endif
 #else
 /* No C library headers on this machine: declare what kernels commonly call. */
 typedef long clock_t;
@@ -228,6 +230,20 @@ static __device__ void sincos(double, double *, double *);
 static __device__ int isnan(float);
 static __device__ int isinf(float);
 static __device__ int isfinite(float);
+static __device__ double frexp(double, int *);
+static __device__ float frexpf(float, int *);
+static __device__ double ldexp(double, int);
+static __device__ float ldexpf(float, int);
+static __device__ double modf(double, double *);
+static __device__ float modff(float, float *);
+static __device__ void __sincosf(float, float *, float *);
+static __device__ float __powf(float, float);
+static __device__ float __exp10f(float);
+static __device__ float __log2f(float);
+static __device__ float __tanf(float);
+static __device__ float exp10f(float);
+static __device__ float normcdff(float);
+static __device__ float erfinvf(float);
 /* Device-only math without a C library name. */
 __device__ float rsqrtf(float);
 __device__ double rsqrt(double);
@@ -239,16 +255,22 @@ __device__ float __fdividef(float, float);
 __device__ float __saturatef(float);
 __device__ int __float2int_rn(float);
 __device__ float __int2float_rn(int);
-__device__ int min(int, int);
-__device__ unsigned int min(unsigned int, unsigned int);
-__device__ long long min(long long, long long);
-__device__ float min(float, float);
-__device__ double min(double, double);
-__device__ int max(int, int);
-__device__ unsigned int max(unsigned int, unsigned int);
-__device__ long long max(long long, long long);
-__device__ float max(float, float);
-__device__ double max(double, double);
+__host__ __device__ int min(int, int);
+__host__ __device__ unsigned int min(unsigned int, unsigned int);
+__host__ __device__ long long min(long long, long long);
+__host__ __device__ float min(float, float);
+__host__ __device__ double min(double, double);
+__host__ __device__ int max(int, int);
+__host__ __device__ unsigned int max(unsigned int, unsigned int);
+__host__ __device__ long long max(long long, long long);
+__host__ __device__ float max(float, float);
+__host__ __device__ double max(double, double);
+__host__ __device__ unsigned int umin(unsigned int, unsigned int);
+__host__ __device__ unsigned int umax(unsigned int, unsigned int);
+__host__ __device__ long long llmin(long long, long long);
+__host__ __device__ long long llmax(long long, long long);
+__host__ __device__ unsigned long long ullmin(unsigned long long, unsigned long long);
+__host__ __device__ unsigned long long ullmax(unsigned long long, unsigned long long);
 __device__ int __mul24(int, int);
 __device__ int __umul24(unsigned int, unsigned int);
 __device__ int __mulhi(int, int);
@@ -373,7 +395,10 @@ typedef struct cudaLaunchConfig_t cudaLaunchConfig_t;
 extern "C" cudaError_t cudaConfigureCall(dim3 grid, dim3 block, size_t shmem = 0, cudaStream_t stream = 0);
 extern "C" unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shmem = 0, void *stream = 0);
 
+#include "syncheck_cuda_runtime_extra.h"
+
 extern "C" {
+#pragma clang attribute push (__attribute__((host, device)), apply_to = function)
 cudaError_t cudaMalloc(void **ptr, size_t size);
 cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int flags = cudaMemAttachGlobal);
 cudaError_t cudaMallocHost(void **ptr, size_t size);
@@ -406,7 +431,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b);
 cudaError_t cudaEventDestroy(cudaEvent_t e);
 cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t n, size_t off = 0,
                                enum cudaMemcpyKind kind = cudaMemcpyHostToDevice);
-cudaError_t cudaFuncSetAttribute(const void *func, int attr, int value);
+cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value);
 cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
                              size_t shmem, cudaStream_t stream);
 cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args,
@@ -416,7 +441,20 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const 
                                                           int blockSize, size_t dynamicSMemSize);
 cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, const void *func,
                                                size_t dynamicSMemSize, int blockSizeLimit);
+#pragma clang attribute pop
 }
+template <class T> cudaError_t cudaMalloc(T **ptr, size_t size);
+template <class T> cudaError_t cudaMallocHost(T **ptr, size_t size, unsigned int flags = 0);
+template <class T> cudaError_t cudaMallocManaged(T **ptr, size_t size, unsigned int flags = cudaMemAttachGlobal);
+template <class T> cudaError_t cudaHostAlloc(T **ptr, size_t size, unsigned int flags);
+template <class T> cudaError_t cudaMemcpyToSymbol(const T &symbol, const void *src, size_t n,
+                                                  size_t off = 0, enum cudaMemcpyKind kind = cudaMemcpyHostToDevice);
+template <class T> cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t n,
+                                                    size_t off = 0, enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost);
+template <class T> cudaError_t cudaGetSymbolAddress(void **ptr, const T &symbol);
+template <class T> cudaError_t cudaFuncSetAttribute(T *func, enum cudaFuncAttribute attr, int value);
+template <class T> cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, T *func);
+template <class T> cudaError_t cudaFuncSetCacheConfig(T *func, enum cudaFuncCache config);
 
 /* C++ conveniences of the runtime: typed kernel pointers. */
 template <class T>
