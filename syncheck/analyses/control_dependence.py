@@ -68,18 +68,21 @@ def post_dominators(cfg: CFG, live: set[int]) -> dict[int, int | None]:
     return ipdom
 
 
-def control_dependences(cfg: CFG, live: set[int]) -> dict[int, set[int]]:
-    """For each block, the branch blocks it is directly control dependent on."""
+def control_dependences(cfg: CFG, live: set[int]) -> dict[int, set[tuple[int, int]]]:
+    """For each block, the (branch block, successor index) pairs it is directly control
+    dependent on. For if/loop branches successor 0 is taken when the condition holds."""
     ipdom = post_dominators(cfg, live)
-    deps: dict[int, set[int]] = {b: set() for b in live}
+    deps: dict[int, set[tuple[int, int]]] = {b: set() for b in live}
     for a in live:
         succs = [s for s in cfg.blocks[a].succs if s in live]
         if len(succs) < 2:
             continue
         stop = ipdom.get(a)
-        for s in succs:
+        for index, s in enumerate(cfg.blocks[a].succs):
+            if s not in live:
+                continue
             runner: int | None = s
             while runner is not None and runner != stop:
-                deps[runner].add(a)
+                deps[runner].add((a, index))
                 runner = ipdom.get(runner)
     return deps

@@ -84,6 +84,11 @@ class Value:
     origin: Origin | None = None
     # For cooperative-groups handles: the tile size, when known (tiled_partition(g, 16)).
     group_size: int | None = None
+    # The value as a function of threadIdx.x (one entry per x index), when it depends on
+    # nothing else: lets the mask checks compute which lanes reach a call.
+    per_thread: tuple | None = None
+    # Derived from __activemask(): not a convergence guarantee (SYN206).
+    from_activemask: bool = False
 
     def join(self, other: "Value") -> "Value":
         if self == other:
@@ -99,13 +104,16 @@ class Value:
             aligned=self.aligned and other.aligned,
             origin=origin if level > Level.UNIFORM else None,
             group_size=self.group_size if self.group_size == other.group_size else None,
+            per_thread=self.per_thread if self.per_thread == other.per_thread else None,
+            from_activemask=self.from_activemask or other.from_activemask,
         )
 
     def at_least(self, level: Level, origin: Origin | None) -> "Value":
         """The value made at least ``level``-varying (e.g. assigned under divergent control)."""
         if level <= self.level:
             return self
-        return Value(level=level, origin=origin, aligned=False)
+        return Value(level=level, origin=origin, aligned=False,
+                     from_activemask=self.from_activemask)
 
 
 UNIFORM = Value()

@@ -36,6 +36,7 @@ class Controller:
     kind: str          # if | loop | switch | ternary | logical
     value: Value
     function: str
+    polarity: bool | None = None  # the code runs when the condition is true / false / unknown
 
     @property
     def level(self) -> Level:
@@ -244,6 +245,18 @@ def fold(op: str, a, b, type_spelling: str):
     return r
 
 
+_THREAD_RANGES: dict[int, tuple[int, ...]] = {}
+
+
+def _thread_range(shape: "ShapeAssumption") -> tuple[int, ...]:
+    """threadIdx.x for every thread along x: the pinned block size, or the largest block."""
+    n = min(shape.block_dim[0], 1024) if shape.block_dim else 1024
+    cached = _THREAD_RANGES.get(n)
+    if cached is None:
+        cached = _THREAD_RANGES[n] = tuple(range(n))
+    return cached
+
+
 def _is_pow2(v) -> bool:
     return isinstance(v, int) and v > 0 and (v & (v - 1)) == 0
 
@@ -260,8 +273,7 @@ class _FunctionAnalyzer:
         self.initial: dict[str, Value] = dict(outer_env or {})
         for p, v in zip(fn.params, params):
             if v.level > Level.UNIFORM and v.origin is None:
-                v = Value(v.level, v.const, v.lane_linear, v.aligned,
-                          Origin(((f"parameter '{p.name}'", fn.line),)))
+                v = replace(v, origin=Origin(((f"parameter '{p.name}'", fn.line),)))
             self.initial[p.key] = v
         self.cond_values: dict[int, Value] = {}
         self.ctrl_blocks: dict[int, frozenset[int]] = {}
@@ -341,28 +353,31 @@ class _FunctionAnalyzer:
 
     def _controllers(self) -> dict[int, tuple[Controller, ...]]:
         """Transitive controlling branches of each block, from the latest condition values."""
-        direct: dict[int, list[int]] = {b: sorted(d) for b, d in self.deps.items()}
+        direct = {b: sorted(d) for b, d in self.deps.items()}
         result: dict[int, tuple[Controller, ...]] = {}
         self.ctrl_blocks = {}
         blocks = self.cfg.blocks
         for b in self.live:
-            seen: set[int] = set()
+            polarity: dict[int, bool | None] = {}
             stack = list(direct.get(b, ()))
-            ctrls = []
             while stack:
-                a = stack.pop()
-                if a in seen:
+                a, index = stack.pop()
+                pol = None if blocks[a].branch_kind == "switch" else index == 0
+                if a in polarity:
+                    if polarity[a] != pol:
+                        polarity[a] = None
                     continue
-                seen.add(a)
-                blk = blocks[a]
-                value = self.cond_values.get(a, UNIFORM)
-                if blk.branch is not None:
-                    ctrls.append(Controller(blk.branch, blk.branch_stmt, blk.branch_kind, value,
-                                            self.fn.name))
+                polarity[a] = pol
                 stack.extend(direct.get(a, ()))
+            ctrls = []
+            for a, pol in polarity.items():
+                blk = blocks[a]
+                if blk.branch is not None:
+                    ctrls.append(Controller(blk.branch, blk.branch_stmt, blk.branch_kind,
+                                            self.cond_values.get(a, UNIFORM), self.fn.name, pol))
             ctrls.sort(key=lambda c: (c.cond.start, c.cond.id))
             result[b] = tuple(ctrls)
-            self.ctrl_blocks[b] = frozenset(a for a in seen if blocks[a].branch is not None)
+            self.ctrl_blocks[b] = frozenset(a for a in polarity if blocks[a].branch is not None)
         self.region_defs = {}
         for b, owners in self.ctrl_blocks.items():
             for a in owners:
@@ -474,11 +489,10 @@ class _FunctionAnalyzer:
         # assignment the value is as uniform as its operands. Divergence from the control is
         # added where the branch's region is left (see _entry_env).
         if value.level > Level.UNIFORM and value.origin is not None:
-            value = Value(value.level, value.const, value.lane_linear, value.aligned,
-                          value.origin.through(f"'{name}'", line), value.group_size)
+            value = replace(value, origin=value.origin.through(f"'{name}'", line))
         if not strong and key in self.env:
             value = self.env[key].join(value)
-            value = Value(value.level, None, value.lane_linear and False, value.aligned, value.origin)
+            value = replace(value, const=None, lane_linear=False, per_thread=None)
         self.env[key] = value
 
     def _e_RETURN_STMT(self, node):
@@ -492,9 +506,11 @@ class _FunctionAnalyzer:
         what = f"{name}.{member}" if member else name
         origin = Origin(((what, line),))
         if name == "threadIdx":
-            if member in ("", "x"):
-                return Value(Level.THREAD, lane_linear=shape.x_multiple_of_32 or member == "x",
-                             origin=origin) if member else Value(Level.THREAD, origin=origin)
+            if member == "x":
+                return Value(Level.THREAD, lane_linear=True, origin=origin,
+                             per_thread=_thread_range(shape) if shape.x_multiple_of_32 else None)
+            if member == "":
+                return Value(Level.THREAD, origin=origin)
             dims = shape.block_dim
             if dims and dims[0] % 32 == 0 or (dims is None and shape.x_multiple_of_32):
                 return Value(Level.WARP, origin=origin)
@@ -586,7 +602,7 @@ class _FunctionAnalyzer:
         if t.kind == "DECL_REF_EXPR" and t.decl is not None and t.decl.storage in ("local", "param"):
             if compound:
                 value = self.env.get(t.decl.key, UNIFORM).join(value)
-                value = Value(value.level, None, False, False, value.origin)
+                value = replace(value, const=None, lane_linear=False, aligned=False, per_thread=None)
             self._define(t.decl.key, t.decl.name, t.line, value, strong=True)
             return
         addr, var, mem = self._address(t)
@@ -612,7 +628,7 @@ class _FunctionAnalyzer:
             return v
         a = self.eval(lhs)
         if op in ("&&", "||"):
-            self.guards.append(Controller(lhs, None, "logical", a, self.fn.name))
+            self.guards.append(Controller(lhs, None, "logical", a, self.fn.name, op == "&&"))
             b = self.eval(rhs)
             self.guards.pop()
         else:
@@ -661,7 +677,19 @@ class _FunctionAnalyzer:
             aligned = True
         if const is not None and isinstance(const, int) and const % 32 == 0:
             aligned = True
-        return Value(Level(level), const, lane_linear, aligned, origin if level > Level.UNIFORM else None)
+        per_thread = None
+        if (a.per_thread is not None or b.per_thread is not None) and \
+                (a.per_thread is not None or a.const is not None) and \
+                (b.per_thread is not None or b.const is not None):
+            n = len(a.per_thread if a.per_thread is not None else b.per_thread)
+            xs = a.per_thread if a.per_thread is not None else (a.const,) * n
+            ys = b.per_thread if b.per_thread is not None else (b.const,) * n
+            if len(xs) == len(ys):
+                folded = tuple(fold(op, x, y, node.type) for x, y in zip(xs, ys))
+                per_thread = None if None in folded else folded
+        return Value(Level(level), const, lane_linear, aligned,
+                     origin if level > Level.UNIFORM else None, per_thread=per_thread,
+                     from_activemask=a.from_activemask or b.from_activemask)
 
     def _e_UNARY_OPERATOR(self, node):
         op = node.op
@@ -670,8 +698,9 @@ class _FunctionAnalyzer:
         operand = node.children[0]
         if op in ("++", "--", "post++", "post--"):
             v = self.eval(operand)
-            self._assign(operand, Value(v.level, None, False, False, v.origin), compound=True)
-            return Value(v.level, None, False, False, v.origin)
+            changed = Value(v.level, origin=v.origin, from_activemask=v.from_activemask)
+            self._assign(operand, changed, compound=True)
+            return changed
         if op == "*":
             return self._load(node)
         if op == "&":
@@ -688,22 +717,37 @@ class _FunctionAnalyzer:
             mask = _mask_for(node.type)
             if isinstance(const, int) and mask is not None:
                 const &= mask
-        return Value(v.level, const, False, False, v.origin)
+        per_thread = None
+        if v.per_thread is not None and op in ("-", "!", "~", "+"):
+            mask = _mask_for(node.type)
+            fn = {"-": lambda x: -x, "+": lambda x: x, "!": lambda x: int(not x),
+                  "~": lambda x: ~x}[op]
+            per_thread = tuple((fn(x) & mask) if mask is not None and op != "!" else fn(x)
+                               for x in v.per_thread)
+        return Value(v.level, const, False, False, v.origin, per_thread=per_thread,
+                     from_activemask=v.from_activemask)
 
     def _e_CONDITIONAL_OPERATOR(self, node):
         if len(node.children) != 3:
             return self._e_default(node)
         cond, a, b = node.children
         c = self.eval(cond)
-        self.guards.append(Controller(cond, node, "ternary", c, self.fn.name))
+        self.guards.append(Controller(cond, node, "ternary", c, self.fn.name, True))
         va = self.eval(a)
+        self.guards[-1] = Controller(cond, node, "ternary", c, self.fn.name, False)
         vb = self.eval(b)
         self.guards.pop()
         out = va.join(vb)
         if c.const is not None:
-            out = va if c.const else vb
-        elif c.level > out.level:
+            return va if c.const else vb
+        if c.level > out.level:
             out = Value(c.level, None, False, False, c.origin)
+        if c.per_thread is not None:
+            pa = va.per_thread or ((va.const,) * len(c.per_thread) if va.const is not None else None)
+            pb = vb.per_thread or ((vb.const,) * len(c.per_thread) if vb.const is not None else None)
+            if pa is not None and pb is not None and len(pa) == len(pb) == len(c.per_thread):
+                out = replace(out, per_thread=tuple(x if k else y for k, x, y in
+                                                     zip(c.per_thread, pa, pb)))
         return out
 
     def _e_CALL_EXPR(self, node):
@@ -736,8 +780,7 @@ class _FunctionAnalyzer:
             self._taint_out_args(args, Value(sub.out_level), callee)
             ret = sub.ret
             if ret.level > Level.UNIFORM and ret.origin is not None:
-                ret = Value(ret.level, ret.const, ret.lane_linear, ret.aligned,
-                            ret.origin.through(f"result of '{callee.name}'", node.line))
+                ret = replace(ret, origin=ret.origin.through(f"result of '{callee.name}'", node.line))
             return ret
         if node.decl is not None and node.decl.kind == "CONSTRUCTOR" and len(arg_values) == 1:
             return arg_values[0]  # copies and conversions keep the value
@@ -746,7 +789,8 @@ class _FunctionAnalyzer:
         if obj is not None:
             out = out.join(obj)
         self._taint_out_args(args, out, None)
-        return Value(out.level, None, False, False, out.origin)
+        return Value(out.level, None, False, False, out.origin,
+                     from_activemask=out.from_activemask)
 
     def _taint_out_args(self, args: list[Node], value: Value, callee: Function | None) -> None:
         for i, a in enumerate(args):
@@ -770,6 +814,8 @@ class _FunctionAnalyzer:
             return Value(group_size=size)
         if prim.returns_lane_linear:
             return Value(Level.THREAD, lane_linear=self.shape.x_multiple_of_32, origin=origin)
+        if prim.name == "__activemask":
+            return Value(Level.THREAD, origin=origin, from_activemask=True)
         if prim.result is not None:
             if prim.name == "__match_all_sync" and len(args) >= 3:
                 self._taint_out_args(args[2:3], Value(Level.THREAD, origin=origin), None)

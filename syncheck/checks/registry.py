@@ -6,11 +6,23 @@ from syncheck.checks.base import Check
 from syncheck.checks.syn101_divergent_barrier import DivergentBarrier
 from syncheck.checks.syn102_divergent_grid_sync import DivergentGridSync
 from syncheck.checks.syn103_divergent_tile_sync import DivergentTileSync
+from syncheck.checks.syn201_full_mask_divergent import FullMaskInDivergentCode
+from syncheck.checks.syn202_mask_mismatch import MaskMismatch
+from syncheck.checks.syn203_legacy_warp_intrinsic import LegacyWarpIntrinsic
+from syncheck.checks.syn204_bad_shuffle_width import BadShuffleWidth
+from syncheck.checks.syn205_reduce_sync_type import ReduceSyncType
+from syncheck.checks.syn206_activemask_as_mask import ActivemaskAsMask
 
 ALL_CHECKS: tuple[type[Check], ...] = (
     DivergentBarrier,
     DivergentGridSync,
     DivergentTileSync,
+    FullMaskInDivergentCode,
+    MaskMismatch,
+    LegacyWarpIntrinsic,
+    BadShuffleWidth,
+    ReduceSyncType,
+    ActivemaskAsMask,
 )
 
 BY_CODE: dict[str, type[Check]] = {c.code: c for c in ALL_CHECKS}

@@ -1,0 +1,114 @@
+"""The command line as users meet it: output formats, exit codes, rule selection, docs."""
+
+from __future__ import annotations
+
+import json
+
+from syncheck.checks.registry import ALL_CHECKS
+from syncheck.rules_doc import all_docs
+from tests.conftest import ROOT
+
+BUGGY = ROOT / "fixtures" / "seeds" / "lecture_divergent_barrier.cu"
+CLEAN = ROOT / "fixtures" / "seeds" / "lecture_stencil.cu"
+
+
+def test_clean_file_exits_zero_and_prints_nothing(cli):
+    r = cli(CLEAN)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout == ""
+
+
+def test_finding_is_gcc_style_with_snippet_and_note(cli):
+    r = cli(BUGGY)
+    assert r.returncode == 1
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith(f"{BUGGY}:10:9: error: __syncthreads() may be reached by only part")
+    assert lines[0].endswith("[SYN101 divergent-barrier]")
+    assert lines[1].strip().startswith("10 |") and "__syncthreads();" in lines[1]
+    assert lines[2].rstrip().endswith("^~~~~~~~~~~~~~~")
+    assert f"{BUGGY}:8:9: note: 'i < n' is thread-dependent" in r.stdout
+    assert "\x1b[" not in r.stdout  # no colour when not on a terminal
+
+
+def test_json_contract(cli):
+    r = cli("--format", "json", BUGGY, CLEAN)
+    assert r.returncode == 1
+    data = json.loads(r.stdout)
+    assert set(data) >= {"findings", "errors"}
+    (f,) = data["findings"]
+    assert set(f) == {"code", "rule", "severity", "path", "line", "column", "end_line",
+                      "end_column", "message", "function", "notes"}
+    assert (f["code"], f["rule"], f["severity"], f["line"], f["column"]) == \
+        ("SYN101", "divergent-barrier", "error", 10, 9)
+    assert f["end_column"] == 24 and f["function"] == "load_wrong"
+    assert f["notes"][0]["line"] == 8
+    assert data["errors"] == []
+
+
+def test_select_and_ignore(cli):
+    assert cli("--ignore", "SYN101", BUGGY).returncode == 0
+    assert cli("--select", "SYN2", BUGGY).returncode == 0
+    assert cli("--select", "SYN1", BUGGY).returncode == 1
+    assert cli("--select", "divergent-barrier", BUGGY).returncode == 1
+
+
+def test_folder_is_searched_recursively(cli):
+    r = cli("--format", "json", ROOT / "fixtures" / "seeds")
+    data = json.loads(r.stdout)
+    assert data["files"] >= 7
+    assert {f["code"] for f in data["findings"]} == {"SYN101", "SYN102"}
+
+
+def test_list_rules_names_every_registered_rule(cli):
+    r = cli("--list-rules")
+    assert r.returncode == 0
+    for check in ALL_CHECKS:
+        assert check.code in r.stdout and check.name in r.stdout
+
+
+def test_explain(cli):
+    r = cli("--explain", "SYN101")
+    assert r.returncode == 0
+    assert "divergent-barrier" in r.stdout and "## Fix" in r.stdout
+    assert cli("--explain", "divergent-grid-sync").returncode == 0
+    bad = cli("--explain", "SYN999")
+    assert bad.returncode == 2 and "unknown rule" in bad.stderr
+
+
+def test_every_rule_has_a_document_and_every_document_a_rule():
+    docs = all_docs()
+    codes = {c.code for c in ALL_CHECKS}
+    assert set(docs) == codes
+    for check in ALL_CHECKS:
+        doc = docs[check.code]
+        assert doc.name == check.name
+        assert doc.severity == check.severity.value
+        for section in ("## What it flags", "## Why it is a bug", "## Example", "## Fix"):
+            assert section in doc.body, f"{check.code} lacks {section}"
+
+
+def test_usage_errors_exit_two(cli):
+    assert cli().returncode == 2
+    assert cli("--format", "yaml", CLEAN).returncode == 2
+
+
+def test_missing_path_is_an_error_but_others_are_analyzed(cli, tmp_path):
+    r = cli("--format", "json", tmp_path / "nope.cu", BUGGY)
+    assert r.returncode == 2
+    data = json.loads(r.stdout)
+    assert len(data["findings"]) == 1
+    assert data["errors"][0]["message"] == "no such file or directory"
+
+
+def test_block_dim_pin_changes_warp_reasoning(cli, tmp_path):
+    src = tmp_path / "k.cu"
+    src.write_text(
+        "#include <cooperative_groups.h>\n"
+        "namespace cg = cooperative_groups;\n"
+        "__global__ void k(float* a) {\n"
+        "  auto w = cg::tiled_partition<32>(cg::this_thread_block());\n"
+        "  if (threadIdx.y == 0) a[0] = cg::reduce(w, a[1], cg::plus<float>());\n"
+        "}\n")
+    assert cli(src).returncode == 0  # blockDim.x % 32 == 0 assumed: threadIdx.y is warp-uniform
+    r = cli("--block-dim", "16,16", src)
+    assert r.returncode == 1 and "SYN103" in r.stdout
