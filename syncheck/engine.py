@@ -7,13 +7,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from syncheck.analyses.uniformity import UniformityService
-from syncheck.checks.base import CheckContext
+from syncheck.checks.base import CheckContext, ProjectFacts
 from syncheck.checks.registry import ALL_CHECKS
 from syncheck.diagnostics import FileProblem, Finding, Report
 from syncheck.frontend.parse import CompileDatabase, ParseOptions, parse_source
 from syncheck.ir.program import build_program
+from syncheck.project import FileFacts, collect_facts
 
 CUDA_SUFFIXES = (".cu", ".cuh")
+HOST_SUFFIXES = (".cpp", ".cc", ".cxx", ".c++")
+PYTHON_SUFFIXES = (".py",)
+# Host C++ and Python files matter only when they launch kernels: a cheap text test.
+_HOST_MARKERS = (b"cudaLaunch", b"cuLaunch", b"<<<")
+_PYTHON_MARKERS = (b"RawKernel", b"RawModule")
 MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
@@ -48,8 +54,12 @@ def discover(paths: list[str], report: Report) -> list[str]:
                     FileProblem(e.filename or path, f"cannot read directory: {e.strerror}"))):
                 dirs.sort()
                 for name in sorted(names):
-                    if name.endswith(CUDA_SUFFIXES):
-                        full = os.path.join(root, name)
+                    full = os.path.join(root, name)
+                    if name.endswith(HOST_SUFFIXES) and not _mentions(full, _HOST_MARKERS):
+                        continue
+                    if name.endswith(PYTHON_SUFFIXES) and not _mentions(full, _PYTHON_MARKERS):
+                        continue
+                    if name.endswith(CUDA_SUFFIXES + HOST_SUFFIXES + PYTHON_SUFFIXES):
                         real = os.path.realpath(full)
                         if real not in seen:
                             seen.add(real)
@@ -62,6 +72,15 @@ def discover(paths: list[str], report: Report) -> list[str]:
         else:
             report.problems.append(FileProblem(path, "no such file or directory"))
     return files
+
+
+def _mentions(path: str, markers: tuple[bytes, ...]) -> bool:
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE_BYTES)
+    except OSError:
+        return True  # let the analysis report why it cannot be read
+    return any(m in data for m in markers)
 
 
 def read_source(path: str) -> bytes:
@@ -87,12 +106,26 @@ def read_source(path: str) -> bytes:
     return data
 
 
-def analyze_file(path: str, settings: Settings) -> tuple[list[Finding], list[FileProblem]]:
-    problems: list[FileProblem] = []
+@dataclass
+class FileResult:
+    findings: list[Finding] = field(default_factory=list)
+    problems: list[FileProblem] = field(default_factory=list)
+    facts: FileFacts = field(default_factory=FileFacts)
+
+
+def analyze_file(path: str, settings: Settings) -> FileResult:
     try:
         source = read_source(path)
     except InputError as e:
-        return [], [FileProblem(path, str(e))]
+        return FileResult(problems=[FileProblem(path, str(e))])
+    if path.endswith(PYTHON_SUFFIXES):
+        from syncheck.frontend.python_host import analyze_python
+        return analyze_python(path, source, settings)
+    return analyze_cuda_source(path, source, settings)
+
+
+def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileResult:
+    problems: list[FileProblem] = []
     options = settings.parse
     if settings.compile_db is not None:
         db_options = settings.compile_db.options_for(path)
@@ -101,7 +134,7 @@ def analyze_file(path: str, settings: Settings) -> tuple[list[Finding], list[Fil
     try:
         parsed = parse_source(path, source, options)
     except Exception as e:  # libclang failure: report, do not crash the run
-        return [], [FileProblem(path, f"could not be parsed: {e}")]
+        return FileResult(problems=[FileProblem(path, f"could not be parsed: {e}")])
     missing = parsed.missing_includes
     for p in missing:
         problems.append(FileProblem(path, f"{p.message}; analyzing what parses without it",
@@ -134,21 +167,33 @@ def analyze_file(path: str, settings: Settings) -> tuple[list[Finding], list[Fil
     ctx = CheckContext(program, service, path)
     findings: list[Finding] = []
     for check_cls in ALL_CHECKS:
-        if settings.enabled(check_cls.code, check_cls.name):
+        if check_cls.scope == "file" and settings.enabled(check_cls.code, check_cls.name):
             findings.extend(check_cls().run(ctx))
-    return findings, problems
+    return FileResult(findings, problems, collect_facts(program, service, path))
+
+
+def project_findings(facts: list[FileFacts], settings: Settings) -> list[Finding]:
+    project = ProjectFacts(facts)
+    out: list[Finding] = []
+    for check_cls in ALL_CHECKS:
+        if check_cls.scope == "project" and settings.enabled(check_cls.code, check_cls.name):
+            out.extend(check_cls().run_project(project))
+    return out
 
 
 def analyze_paths(paths: list[str], settings: Settings, progress=None) -> Report:
     report = Report()
     files = discover(paths, report)
     report.files = len(files)
+    facts: list[FileFacts] = []
     for path in files:
-        findings, problems = analyze_file(path, settings)
-        report.findings.extend(findings)
-        report.problems.extend(problems)
+        result = analyze_file(path, settings)
+        report.findings.extend(result.findings)
+        report.problems.extend(result.problems)
+        facts.append(result.facts)
         if progress is not None:
             progress(path)
+    report.findings.extend(project_findings(facts, settings))
     report.sort()
     return report
 

@@ -1,7 +1,9 @@
 """Reading the expectations written into fixture files.
 
-`// expect: SYN101` (several codes may be comma-separated) on a line says that exactly those
-findings are reported on that line. A fixture with no expect comment must be clean.
+`// expect: SYN101` (`# expect: SYN301` in Python; several codes may be comma-separated) on a
+line says that exactly those findings are reported on that line. A fixture with no expect
+comment must be clean. Each file directly in fixtures/<CODE>/ is analyzed alone; each folder
+there is analyzed as one project (a kernel in one file, its launch in another).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+SUFFIXES = (".cu", ".cuh", ".cpp", ".py")
 _EXPECT = re.compile(r"(?://|#)\s*expect:\s*([A-Z0-9_, ]+)")
 
 
@@ -22,9 +25,27 @@ def expected_findings(path: Path) -> Counter:
         if m:
             for code in m.group(1).replace(" ", "").split(","):
                 if code:
-                    found[(code, lineno)] += 1
+                    found[(str(path), code, lineno)] += 1
     return found
 
 
-def fixture_files(suffixes=(".cu", ".cuh")) -> list[Path]:
-    return sorted(p for p in FIXTURES.rglob("*") if p.suffix in suffixes and p.is_file())
+def unit_files(unit: Path) -> list[Path]:
+    if unit.is_dir():
+        return sorted(p for p in unit.rglob("*") if p.suffix in SUFFIXES)
+    return [unit]
+
+
+def expected_for_unit(unit: Path) -> Counter:
+    total: Counter = Counter()
+    for p in unit_files(unit):
+        total += expected_findings(p)
+    return total
+
+
+def fixture_units() -> list[Path]:
+    units = []
+    for folder in sorted(p for p in FIXTURES.iterdir() if p.is_dir()):
+        for entry in sorted(folder.iterdir()):
+            if entry.is_dir() or entry.suffix in SUFFIXES:
+                units.append(entry)
+    return units

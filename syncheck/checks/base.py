@@ -37,6 +37,45 @@ class Check:
     code: ClassVar[str]
     name: ClassVar[str]
     severity: ClassVar[Severity] = Severity.ERROR
+    # "file": run() sees one translation unit; "project": run_project() sees the facts of
+    # every analyzed file (a kernel and its launch may live in different files).
+    scope: ClassVar[str] = "file"
 
     def run(self, ctx: CheckContext) -> Iterable[Finding]:
-        raise NotImplementedError
+        return ()
+
+    def run_project(self, project: "ProjectFacts") -> Iterable[Finding]:
+        return ()
+
+    def at(self, loc, message: str, notes: list[Note] | None = None) -> Finding:
+        """A finding at a recorded Location (project rules)."""
+        return Finding(code=self.code, rule=self.name, severity=self.severity, path=loc.path,
+                       line=loc.line, column=loc.column, end_line=loc.end_line,
+                       end_column=loc.end_column, message=message, function=loc.function,
+                       notes=list(notes or []))
+
+
+@dataclass
+class ProjectFacts:
+    """Everything the project rules need, joined over all analyzed files."""
+
+    files: list  # list[syncheck.project.FileFacts]
+
+    def kernels(self):
+        for f in self.files:
+            yield from f.kernels
+
+    def launches(self):
+        for f in self.files:
+            yield from f.launches
+
+    def kernel_for(self, launch):
+        for k in self.kernels():
+            if (launch.kernel_key and k.key == launch.kernel_key) or (
+                    not launch.kernel_key and k.name == launch.kernel_name):
+                return k
+        return None
+
+    @property
+    def queries_cooperative_support(self) -> bool:
+        return any(f.queries_cooperative_support for f in self.files)

@@ -12,6 +12,9 @@ from syncheck.checks.syn203_legacy_warp_intrinsic import LegacyWarpIntrinsic
 from syncheck.checks.syn204_bad_shuffle_width import BadShuffleWidth
 from syncheck.checks.syn205_reduce_sync_type import ReduceSyncType
 from syncheck.checks.syn206_activemask_as_mask import ActivemaskAsMask
+from syncheck.checks.syn301_grid_sync_without_cooperative_launch import GridSyncWithoutCooperativeLaunch
+from syncheck.checks.syn302_cooperative_grid_too_large import CooperativeGridTooLarge
+from syncheck.checks.syn303_unchecked_cooperative_launch import UncheckedCooperativeLaunch
 
 ALL_CHECKS: tuple[type[Check], ...] = (
     DivergentBarrier,
@@ -23,6 +26,9 @@ ALL_CHECKS: tuple[type[Check], ...] = (
     BadShuffleWidth,
     ReduceSyncType,
     ActivemaskAsMask,
+    GridSyncWithoutCooperativeLaunch,
+    CooperativeGridTooLarge,
+    UncheckedCooperativeLaunch,
 )
 
 BY_CODE: dict[str, type[Check]] = {c.code: c for c in ALL_CHECKS}

@@ -66,6 +66,7 @@ class LaunchSite:
     host_function: str
     config: list[Node] = field(default_factory=list)  # grid, block, shmem, stream for <<<>>>
     args: list[Node] = field(default_factory=list)
+    result_used: bool = True  # the launch's return code is assigned, tested or passed on
 
 
 @dataclass
@@ -199,25 +200,51 @@ class ProgramBuilder:
 
     def _launches(self, fn: Function) -> list[LaunchSite]:
         sites = []
-        for node in fn.body.walk():
+        driver_names = _driver_function_names(fn.body)
+        stack: list[tuple[Node, Node | None]] = [(fn.body, None)]
+        while stack:
+            node, parent = stack.pop()
+            stack.extend((c, node) for c in reversed(node.children))
             if node.kind != "CALL_EXPR" or not node.children:
                 continue
             callee = node.decl
             ch = node.children
+            used = not (parent is None or parent.kind == "COMPOUND_STMT" or (
+                parent.kind == "CSTYLE_CAST_EXPR" and parent.type == "void"))
             if (len(ch) >= 2 and ch[1].kind == "CALL_EXPR" and ch[1].decl is not None
                     and ch[1].decl.name in CONFIG_CALLS):
                 kernel = callee
                 sites.append(LaunchSite(
                     kernel_key=kernel.key if kernel else "", kernel_name=kernel.name if kernel else "?",
                     api="<<<>>>", node=node, host_function=fn.key,
-                    config=ch[1].children[1:], args=ch[2:]))
+                    config=ch[1].children[1:], args=ch[2:], result_used=used))
             elif callee is not None and callee.name in LAUNCH_APIS:
                 args = ch[1:]
                 target = _launched_kernel(callee.name, args)
+                name = target.name if target else "?"
+                key = target.key if target else ""
+                if target is None and callee.name.startswith("cu") and args:
+                    ref = next((n for n in args[0].walk() if n.kind == "DECL_REF_EXPR"), None)
+                    if ref is not None and ref.decl is not None:
+                        name = driver_names.get(ref.decl.key, "?")
                 sites.append(LaunchSite(
-                    kernel_key=target.key if target else "", kernel_name=target.name if target else "?",
-                    api=callee.name, node=node, host_function=fn.key, args=args))
+                    kernel_key=key, kernel_name=name, api=callee.name, node=node,
+                    host_function=fn.key, args=args, result_used=used))
         return sites
+
+
+def _driver_function_names(body: Node) -> dict[str, str]:
+    """CUfunction variables filled by cuModuleGetFunction(&f, module, "name")."""
+    names = {}
+    for node in body.walk():
+        if node.kind == "CALL_EXPR" and node.decl is not None and node.decl.name == "cuModuleGetFunction":
+            args = node.children[1:]
+            if len(args) >= 3:
+                target = next((n for n in args[0].walk() if n.kind == "DECL_REF_EXPR"), None)
+                literal = next((n for n in args[2].walk() if n.kind == "STRING_LITERAL"), None)
+                if target is not None and target.decl is not None and literal is not None:
+                    names[target.decl.key] = literal.spelling.strip('"')
+    return names
 
 
 def _launched_kernel(api: str, args: list[Node]) -> Decl | None:

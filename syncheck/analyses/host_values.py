@@ -1,0 +1,125 @@
+"""Where host-side launch parameters come from: occupancy queries, SM counts, constants.
+
+A small flow-insensitive def-use over one host function (and the host helpers it calls):
+enough to tell whether a cooperative launch's grid is derived from
+cudaOccupancyMaxActiveBlocksPerMultiprocessor, is a constant, or comes from other data.
+"""
+
+from __future__ import annotations
+
+from syncheck.ir.calls import call_args
+from syncheck.ir.nodes import Node
+from syncheck.ir.program import Function, Program
+
+OCCUPANCY = "occupancy"
+SM_COUNT = "sm_count"
+PARAMETER = "parameter"
+
+_OCCUPANCY_CALLS = {"cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+                    "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+                    "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                    "cudaOccupancyMaxPotentialBlockSize", "cudaOccupancyMaxActiveClusters"}
+_ASSIGN = {"=", "*=", "/=", "+=", "-=", "%=", "<<=", ">>=", "&=", "|=", "^="}
+
+
+def _base_var(node: Node) -> str | None:
+    while node.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR", "MEMBER_REF_EXPR", "ARRAY_SUBSCRIPT_EXPR",
+                        "CSTYLE_CAST_EXPR", "UNARY_OPERATOR") and node.children:
+        node = node.children[0]
+    if node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.storage in ("local", "param"):
+        return node.decl.key
+    return None
+
+
+class HostValues:
+    def __init__(self, program: Program, fn: Function, depth: int = 0):
+        self.program = program
+        self.fn = fn
+        self.depth = depth
+        self.defs: dict[str, list[Node]] = {}
+        self.direct: dict[str, set[str]] = {}
+        self.params = {p.key for p in fn.params}
+        self._memo: dict[str, set[str]] = {}
+        if fn.body is not None:
+            self._collect(fn.body)
+
+    def _collect(self, body: Node) -> None:
+        for n in body.walk():
+            if n.kind == "VAR_DECL" and n.decl is not None and n.children:
+                self.defs.setdefault(n.decl.key, []).append(n.children[-1])
+            elif n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGN \
+                    and len(n.children) == 2:
+                key = _base_var(n.children[0])
+                if key:
+                    self.defs.setdefault(key, []).append(n.children[1])
+            elif n.kind == "CALL_EXPR" and n.decl is not None:
+                name = n.decl.name
+                args = call_args(n)
+                if name in _OCCUPANCY_CALLS and args:
+                    key = _base_var(args[0])
+                    if key:
+                        self.direct.setdefault(key, set()).add(OCCUPANCY)
+                elif name in ("cudaDeviceGetAttribute", "cuDeviceGetAttribute") and len(args) >= 2:
+                    attr = next((x for x in args[1].walk() if x.kind == "DECL_REF_EXPR"), None)
+                    key = _base_var(args[0])
+                    if key and attr is not None and attr.decl is not None and (
+                            "MultiProcessorCount" in attr.decl.name or
+                            "MULTIPROCESSOR_COUNT" in attr.decl.name):
+                        self.direct.setdefault(key, set()).add(SM_COUNT)
+
+    def sources(self, expr: Node) -> set[str]:
+        out: set[str] = set()
+        for n in expr.walk():
+            if n.kind == "MEMBER_REF_EXPR" and n.spelling == "multiProcessorCount":
+                out.add(SM_COUNT)
+            elif n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage in ("local", "param"):
+                out |= self._var_sources(n.decl.key)
+            elif n.kind == "CALL_EXPR" and self.depth < 3:
+                callee = self.program.resolve_call(n.decl)
+                if callee is not None and callee.body is not None and not callee.runs_on_device:
+                    sub = HostValues(self.program, callee, self.depth + 1)
+                    for r in callee.body.walk():
+                        if r.kind == "RETURN_STMT" and r.children:
+                            out |= sub.sources(r.children[0])
+        return out
+
+    def _var_sources(self, key: str) -> set[str]:
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = set()  # cycle guard
+        out = set(self.direct.get(key, ()))
+        if key in self.params:
+            out.add(PARAMETER)
+        for expr in self.defs.get(key, ()):
+            out |= self.sources(expr)
+        self._memo[key] = out
+        return out
+
+    def constant(self, expr: Node) -> int | None:
+        """The value of an expression built from literals and constants only."""
+        from syncheck.analyses.uniformity import fold
+        kind = expr.kind
+        if kind in ("INTEGER_LITERAL",):
+            return expr.value if isinstance(expr.value, int) else None
+        if kind in ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR",
+                    "CXX_STATIC_CAST_EXPR") and expr.children:
+            return self.constant(expr.children[-1])
+        if kind == "CALL_EXPR" and expr.decl is not None and expr.decl.kind == "CONSTRUCTOR":
+            args = [a for a in expr.children if not (a.kind == "UNEXPOSED_EXPR" and not a.children)]
+            values = [self.constant(a) for a in args]
+            if values and all(isinstance(v, int) for v in values):
+                total = 1
+                for v in values:
+                    total *= v
+                return total
+            return None
+        if kind == "BINARY_OPERATOR" and len(expr.children) == 2:
+            a, b = (self.constant(c) for c in expr.children)
+            return fold(expr.op, a, b, expr.type) if a is not None and b is not None else None
+        if kind == "DECL_REF_EXPR" and expr.decl is not None:
+            if expr.decl.value is not None:
+                return expr.decl.value
+            defs = self.defs.get(expr.decl.key, [])
+            if len(defs) == 1 and expr.decl.key not in self.direct and expr.decl.key not in self.params:
+                return self.constant(defs[0])
+        return None

@@ -1,0 +1,143 @@
+"""Facts each file contributes to the whole-project rules (cooperative launches, SYN3xx).
+
+A kernel may be defined in one file and launched from another; per-file analysis records
+what it knows here, and the project rules join the facts of every analyzed file by the
+kernel's identity (its USR, or its name for extern "C" and driver-API launches).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from syncheck.analyses import primitives as P
+from syncheck.analyses.host_values import OCCUPANCY, SM_COUNT, HostValues
+from syncheck.analyses.uniformity import UniformityService
+from syncheck.ir.calls import source_text
+from syncheck.ir.program import LaunchSite, Program
+
+COOPERATIVE_APIS = {"cudaLaunchCooperativeKernel", "cuLaunchCooperativeKernel",
+                    "cudaLaunchCooperativeKernelMultiDevice"}
+EX_APIS = {"cudaLaunchKernelEx", "cudaLaunchKernelExC", "cuLaunchKernelEx"}
+
+
+@dataclass(frozen=True)
+class Location:
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    function: str
+
+
+@dataclass(frozen=True)
+class KernelFact:
+    key: str
+    name: str
+    location: Location
+    grid_sync: Location | None  # the grid sync it reaches (directly or through calls)
+    grid_sync_text: str = ""
+
+
+@dataclass(frozen=True)
+class LaunchFact:
+    kernel_key: str
+    kernel_name: str
+    api: str
+    location: Location
+    cooperative: bool
+    grid_origin: str | None = None   # occupancy | constant | data (cooperative launches only)
+    grid_text: str = ""
+    grid_constant: int | None = None
+    uses_sm_count: bool = False
+    result_used: bool = True
+    language: str = "cuda"           # cuda | python
+
+
+@dataclass
+class FileFacts:
+    kernels: list[KernelFact] = field(default_factory=list)
+    launches: list[LaunchFact] = field(default_factory=list)
+    queries_cooperative_support: bool = False
+
+
+def _location(path: str, node, function: str) -> Location:
+    end_col = node.end_col if node.end_line == node.line else node.col + 1
+    return Location(path, node.line, node.col, node.end_line or node.line, end_col, function)
+
+
+def collect_facts(program: Program, service: UniformityService, path: str) -> FileFacts:
+    facts = FileFacts()
+    for fn in program.functions.values():
+        if fn.kind != "kernel" or fn.body is None or not fn.in_main_file:
+            continue
+        grid_sync = None
+        text = ""
+        for site, frames in service.walk_sites(fn):
+            if site.prim is not None and site.prim.category == P.GRID_SYNC:
+                owner = site.function
+                grid_sync = _location(path if owner.in_main_file else owner.file, site.node, owner.name)
+                text = site.prim.name
+                break
+        facts.kernels.append(KernelFact(fn.key, fn.name, Location(path, fn.line, fn.col, fn.line,
+                                                                  fn.col + len(fn.name), fn.name),
+                                        grid_sync, text))
+    host_values: dict[str, HostValues] = {}
+    for launch in program.launches:
+        host = program.functions[launch.host_function]
+        if not host.in_main_file:
+            continue
+        hv = host_values.get(host.key) or host_values.setdefault(host.key, HostValues(program, host))
+        facts.launches.append(_launch_fact(program, launch, host, hv, path))
+    facts.queries_cooperative_support = _queries_support(program)
+    return facts
+
+
+def _launch_fact(program: Program, launch: LaunchSite, host, hv: HostValues, path: str) -> LaunchFact:
+    api = launch.api
+    cooperative = api in COOPERATIVE_APIS
+    if api in EX_APIS:
+        cooperative = any(n.kind == "DECL_REF_EXPR" and n.decl is not None and
+                          n.decl.name in ("cudaLaunchAttributeCooperative", "CU_LAUNCH_ATTRIBUTE_COOPERATIVE")
+                          for n in host.body.walk())
+    grid = _grid_expression(launch, host)
+    origin = text = None
+    constant = None
+    sm = False
+    if cooperative and grid is not None:
+        sources = hv.sources(grid)
+        constant = hv.constant(grid)
+        sm = SM_COUNT in sources
+        origin = OCCUPANCY if OCCUPANCY in sources else ("constant" if constant is not None else "data")
+        text = source_text(program.source_lines, grid)
+    return LaunchFact(launch.kernel_key, launch.kernel_name, api,
+                      _location(path, launch.node, host.name), cooperative, origin, text or "",
+                      constant, sm, launch.result_used)
+
+
+def _grid_expression(launch: LaunchSite, host):
+    if launch.api == "<<<>>>":
+        return launch.config[0] if launch.config else None
+    if launch.api in ("cudaLaunchKernel", "cudaLaunchCooperativeKernel"):
+        return launch.args[1] if len(launch.args) > 1 else None
+    if launch.api in ("cuLaunchKernel", "cuLaunchCooperativeKernel"):
+        return launch.args[1] if len(launch.args) > 1 else None
+    if launch.api in EX_APIS:
+        for n in host.body.walk():  # config.gridDim = ...
+            if n.kind == "BINARY_OPERATOR" and n.op == "=" and len(n.children) == 2 and \
+                    n.children[0].kind == "MEMBER_REF_EXPR" and n.children[0].spelling == "gridDim":
+                return n.children[1]
+    return None
+
+
+def _queries_support(program: Program) -> bool:
+    for fn in program.functions.values():
+        if fn.body is None or fn.runs_on_device:
+            continue
+        for n in fn.body.walk():
+            if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.name in (
+                    "cudaDevAttrCooperativeLaunch", "CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH"):
+                return True
+            if n.kind == "MEMBER_REF_EXPR" and n.spelling == "cooperativeLaunch":
+                return True
+    return False
