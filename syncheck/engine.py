@@ -118,10 +118,16 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
         source = read_source(path)
     except InputError as e:
         return FileResult(problems=[FileProblem(path, str(e))])
-    if path.endswith(PYTHON_SUFFIXES):
-        from syncheck.frontend.python_host import analyze_python
-        return analyze_python(path, source, settings)
-    return analyze_cuda_source(path, source, settings)
+    try:
+        if path.endswith(PYTHON_SUFFIXES):
+            from syncheck.frontend.python_host import analyze_python
+            return analyze_python(path, source, settings)
+        return analyze_cuda_source(path, source, settings)
+    except RecursionError:
+        return FileResult(problems=[FileProblem(path, "too deeply nested to analyze")])
+    except Exception as e:  # a bug in syncheck must not hide the other files' results
+        return FileResult(problems=[FileProblem(
+            path, f"internal error while analyzing ({type(e).__name__}: {e}); please report it")])
 
 
 def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileResult:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from syncheck.analyses import primitives as P
-from syncheck.analyses.host_values import OCCUPANCY, SM_COUNT, HostValues
+from syncheck.analyses.host_values import OCCUPANCY, PARAMETER, SM_COUNT, HostValues
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.calls import source_text
 from syncheck.ir.program import LaunchSite, Program
@@ -106,13 +106,55 @@ def _launch_fact(program: Program, launch: LaunchSite, host, hv: HostValues, pat
     sm = False
     if cooperative and grid is not None:
         sources = hv.sources(grid)
+        if OCCUPANCY not in sources and PARAMETER in sources:
+            sources |= _caller_sources(program, host, sources)
         constant = hv.constant(grid)
         sm = SM_COUNT in sources
         origin = OCCUPANCY if OCCUPANCY in sources else ("constant" if constant is not None else "data")
         text = source_text(program.source_lines, grid)
+    used = launch.result_used or _checked_later(program, host, launch)
     return LaunchFact(launch.kernel_key, launch.kernel_name, api,
                       _location(path, launch.node, host.name), cooperative, origin, text or "",
-                      constant, sm, launch.result_used)
+                      constant, sm, used)
+
+
+def _caller_sources(program: Program, host, sources: set[str], depth: int = 0) -> set[str]:
+    """Where the host function's parameters come from at its call sites in this file (up to
+    three callers up). Occupancy counts only if every call passes an occupancy-derived value."""
+    params = [i for i, p in enumerate(host.params) if f"{PARAMETER}:{p.key}" in sources]
+    calls = []
+    for fn in program.functions.values():
+        if fn.body is None or fn.runs_on_device:
+            continue
+        for n in fn.body.walk():
+            if n.kind == "CALL_EXPR" and program.resolve_call(n.decl) is host:
+                calls.append((fn, n))
+    if not calls or not params:
+        return set()
+    from syncheck.ir.calls import call_args
+    for fn, call in calls:
+        hv = HostValues(program, fn)
+        args = call_args(call)
+        for i in params:
+            if i >= len(args):
+                return set()
+            arg_sources = hv.sources(args[i])
+            if OCCUPANCY not in arg_sources and PARAMETER in arg_sources and depth < 3:
+                arg_sources |= _caller_sources(program, fn, arg_sources, depth + 1)
+            if OCCUPANCY not in arg_sources:
+                return set()
+    return {OCCUPANCY}
+
+
+def _checked_later(program: Program, host, launch: LaunchSite) -> bool:
+    """An ignored launch result still counts as checked when cudaGetLastError() (or a
+    helper wrapping it) follows the launch in the same function."""
+    for n in host.body.walk():
+        if n.kind == "CALL_EXPR" and n.line >= launch.node.line and n.decl is not None and \
+                n.decl.name in ("cudaGetLastError", "cudaPeekAtLastError", "__getLastCudaError",
+                                "getLastCudaError"):
+            return True
+    return False
 
 
 def _grid_expression(launch: LaunchSite, host):

@@ -90,10 +90,39 @@ class HostValues:
         out = set(self.direct.get(key, ()))
         if key in self.params:
             out.add(PARAMETER)
+            out.add(f"{PARAMETER}:{key}")
         for expr in self.defs.get(key, ()):
             out |= self.sources(expr)
         self._memo[key] = out
         return out
+
+    def dim3(self, expr: Node) -> tuple[int, int, int] | None:
+        """(x, y, z) of a constant block or grid shape: an integer or a dim3 of constants."""
+        node = expr
+        while node.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and node.children:
+            node = node.children[-1]
+        if node.kind == "CALL_EXPR" and node.decl is not None and node.decl.kind == "CONSTRUCTOR":
+            real = [a for a in node.children if not (a.kind == "UNEXPOSED_EXPR" and not a.children)]
+            if len(real) == 1 and "dim3" in real[0].type:  # a copy of another dim3
+                return self.dim3(real[0])
+        if node.kind == "DECL_REF_EXPR" and node.decl is not None and "dim3" in node.decl.type:
+            defs = self.defs.get(node.decl.key, [])
+            if len(defs) != 1:
+                return None
+            node = defs[0]
+            while node.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and node.children and \
+                    not (node.kind == "CALL_EXPR"):
+                node = node.children[-1]
+        if node.kind == "CALL_EXPR" and node.decl is not None and node.decl.kind == "CONSTRUCTOR" \
+                and node.decl.name == "dim3" and not (len(node.children) == 1 and "dim3" in node.children[0].type):
+            args = [a for a in node.children if not (a.kind == "UNEXPOSED_EXPR" and not a.children)]
+            values = [self.constant(a) for a in args]
+            if any(v is None for v in values) or not values:
+                return None
+            values = values + [1] * (3 - len(values))
+            return tuple(values[:3])  # type: ignore[return-value]
+        value = self.constant(node)
+        return (value, 1, 1) if value is not None else None
 
     def constant(self, expr: Node) -> int | None:
         """The value of an expression built from literals and constants only."""

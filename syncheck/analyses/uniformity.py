@@ -72,6 +72,7 @@ class FunctionAnalysis:
     block_controllers: dict[int, tuple[Controller, ...]] = field(default_factory=dict)
     node_block: dict[int, int] = field(default_factory=dict)
     call_envs: dict[int, dict[str, Value]] = field(default_factory=dict)  # lambda calls' captures
+    cond_levels: dict[int, Level] = field(default_factory=dict)  # branch block -> its condition's level
 
 
 @dataclass(frozen=True)
@@ -301,6 +302,7 @@ class _FunctionAnalyzer:
             self._transfer(b, self._entry_env(b, outs), controllers.get(b, ()))
         self.result.ret = self.ret
         self.result.out_level = self.out_level
+        self.result.cond_levels = {b: v.level for b, v in self.cond_values.items()}
         return self.result
 
     def _entry_env(self, b: int, outs: dict[int, dict[str, Value]]) -> dict[str, Value]:

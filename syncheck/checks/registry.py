@@ -15,6 +15,8 @@ from syncheck.checks.syn206_activemask_as_mask import ActivemaskAsMask
 from syncheck.checks.syn301_grid_sync_without_cooperative_launch import GridSyncWithoutCooperativeLaunch
 from syncheck.checks.syn302_cooperative_grid_too_large import CooperativeGridTooLarge
 from syncheck.checks.syn303_unchecked_cooperative_launch import UncheckedCooperativeLaunch
+from syncheck.checks.syn401_shared_memory_race import SharedMemoryRace
+from syncheck.checks.syn402_implicit_warp_synchronous import ImplicitWarpSynchronous
 
 ALL_CHECKS: tuple[type[Check], ...] = (
     DivergentBarrier,
@@ -29,6 +31,8 @@ ALL_CHECKS: tuple[type[Check], ...] = (
     GridSyncWithoutCooperativeLaunch,
     CooperativeGridTooLarge,
     UncheckedCooperativeLaunch,
+    SharedMemoryRace,
+    ImplicitWarpSynchronous,
 )
 
 BY_CODE: dict[str, type[Check]] = {c.code: c for c in ALL_CHECKS}

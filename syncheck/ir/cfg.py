@@ -138,6 +138,11 @@ class _Builder:
             return target
         if kind in ("NULL_STMT", "LABEL_REF"):
             return cur
+        if kind in ("UNEXPOSED_STMT", "ATTRIBUTED_STMT") and node.children:
+            # '#pragma unroll' and attributes wrap the statement they apply to.
+            for child in node.children:
+                cur = self.stmt(child, cur)
+            return cur
         if kind == "CXX_TRY_STMT":
             for child in node.children:
                 cur = self.stmt(child, cur)

@@ -1,0 +1,443 @@
+"""Shared-memory race detection: can two different threads touch the same element of a
+shared array within one barrier interval, with at least one of them writing?
+
+Index expressions and guards are encoded for two symbolic threads and handed to z3.
+Anything syncheck cannot encode (data-dependent indices, opaque thread-dependent guards)
+makes it give up on that pair instead of guessing: precision first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from syncheck.analyses.barrier_intervals import BarrierIntervals
+from syncheck.analyses.levels import Level
+from syncheck.analyses.shared_memory import Access, KernelAccesses, Scope, _strip
+from syncheck.analyses.uniformity import UniformityService
+from syncheck.ir.nodes import Node
+from syncheck.ir.program import Function, Program
+
+_Z3 = None
+
+
+def _z3():
+    global _Z3
+    if _Z3 is None:
+        import z3
+        _Z3 = z3
+    return _Z3
+
+
+_BITS = 32
+# Symbols other than thread indices stay in this range, so that index arithmetic cannot wrap
+# around and invent collisions (indices are assumed not to overflow).
+_SYMBOL_RANGE = 1 << 20
+
+
+def _bv(z3, name: str):
+    return z3.BitVec(name, _BITS)
+
+
+def _val(z3, v: int):
+    return z3.BitVecVal(v, _BITS)
+
+
+class _Unknown(Exception):
+    """An expression the encoder cannot represent."""
+
+
+@dataclass
+class Race:
+    first: Access
+    second: Access
+    intra_warp_only: bool
+    threads: tuple[tuple[int, int, int], tuple[int, int, int]] | None  # an example pair
+    shape: tuple[int, int, int] = (0, 0, 0)   # the block shape the verdict assumed
+    shape_source: str = ""
+
+
+class _Encoder:
+    def __init__(self, thread: int, shared: dict, varying_vars: set[str], dims):
+        self.z3 = _z3()
+        self.t = thread
+        self.shared = shared        # symbols common to both threads
+        self.varying = varying_vars  # loop variables that may differ between the two threads
+        self.dims = dims             # (bdx, bdy, bdz) z3 terms
+        self.tid = [_bv(self.z3, f"t{thread}.{a}") for a in "xyz"]
+        self.private: dict[str, object] = {}
+        self.iteration_counters: list = []
+
+    def sym(self, name: str, per_thread: bool):
+        if per_thread:
+            key = f"{name}#{self.t}"
+            if key not in self.private:
+                self.private[key] = _bv(self.z3, key)
+            return self.private[key]
+        if name not in self.shared:
+            self.shared[name] = _bv(self.z3, name)
+        return self.shared[name]
+
+    def linear(self):
+        bx, by, _ = self.dims
+        return self.tid[0] + bx * (self.tid[1] + by * self.tid[2])
+
+    def expr(self, node: Node, scope: Scope, depth: int = 0):
+        z3 = self.z3
+        if depth > 40:
+            raise _Unknown()
+        node = _strip(node) if node.kind != "PAREN_EXPR" else node
+        k = node.kind
+        if k == "PAREN_EXPR":
+            return self.expr(node.children[-1], scope, depth + 1)
+        if k in ("INTEGER_LITERAL", "CHARACTER_LITERAL", "CXX_BOOL_LITERAL_EXPR"):
+            if isinstance(node.value, int):
+                return _val(z3, node.value)
+            raise _Unknown()
+        if k == "MEMBER_REF_EXPR" and node.children and node.children[0].kind == "DECL_REF_EXPR" \
+                and node.children[0].decl is not None and node.children[0].decl.storage == "builtin":
+            name, member = node.children[0].decl.name, node.spelling
+            axis = "xyz".index(member) if member in ("x", "y", "z") else 0
+            if name == "threadIdx":
+                return self.tid[axis]
+            if name == "blockDim":
+                return self.dims[axis]
+            return self.sym(f"{name}.{member}", per_thread=False)
+        if k == "DECL_REF_EXPR":
+            return self._ref(node, scope, depth)
+        if k in ("BINARY_OPERATOR",) and len(node.children) == 2:
+            return self._binary(node, scope, depth)
+        if k == "UNARY_OPERATOR" and node.children:
+            if node.op == "-":
+                return -self.expr(node.children[0], scope, depth + 1)
+            if node.op == "+":
+                return self.expr(node.children[0], scope, depth + 1)
+            raise _Unknown()
+        if k == "CONDITIONAL_OPERATOR" and len(node.children) == 3:
+            c, a, b = node.children
+            return z3.If(self.cond(c, scope, depth + 1), self.expr(a, scope, depth + 1),
+                         self.expr(b, scope, depth + 1))
+        if k == "CALL_EXPR":
+            return self._call(node, scope, depth)
+        raise _Unknown()
+
+    def _ref(self, node: Node, scope: Scope, depth: int):
+        z3 = self.z3
+        d = node.decl
+        if d is None:
+            raise _Unknown()
+        if d.storage == "builtin" and d.name == "warpSize":
+            return _val(z3, 32)
+        if d.value is not None and isinstance(d.value, int):
+            return _val(z3, d.value)
+        if d.key in scope.bindings:
+            arg, arg_scope = scope.bindings[d.key]
+            return self.expr(arg, arg_scope, depth + 1)
+        if d.storage in ("global", "constant", "template", "enum"):
+            return self.sym(d.key, per_thread=False)
+        if d.storage == "param" and d.key not in scope.multi_defs:
+            return self.sym(d.key, per_thread=False)
+        if d.storage in ("local", "param"):
+            if d.key in scope.single_defs and d.key not in self.varying:
+                return self.expr(scope.single_defs[d.key], scope, depth + 1)
+            induction = scope.inductions.get(d.key)
+            if induction is not None:
+                init, op, step, line = induction
+                k = self.sym(f"iter:{scope.analysis.function.key}:{line}", per_thread=d.key in self.varying)
+                self.iteration_counters.append(k)
+                start = self.expr(init, scope, depth + 1)
+                return {"+": lambda: start + k * step, "-": lambda: start - k * step,
+                        ">>": lambda: z3.LShR(start, k * step), "<<": lambda: start << (k * step)}[op]()
+            value = scope.analysis.values.get(node.id)
+            if value is not None and value.const is not None and isinstance(value.const, int):
+                return _val(z3, value.const)
+            if value is not None and value.level <= Level.BLOCK:
+                return self.sym(d.key, per_thread=d.key in self.varying)
+        raise _Unknown()
+
+    def _binary(self, node: Node, scope: Scope, depth: int):
+        z3 = self.z3
+        op = node.op
+        if op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||"):
+            return z3.If(self.cond(node, scope, depth), _val(z3, 1), _val(z3, 0))
+        a = self.expr(node.children[0], scope, depth + 1)
+        b = self.expr(node.children[1], scope, depth + 1)
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if op == "/":
+            return a / b          # signed division: indices are not negative in practice
+        if op == "%":
+            return z3.SRem(a, b)  # C's remainder keeps the dividend's sign
+        if op in ("&", "|", "^", "<<", ">>"):
+            # Bit tricks on run-time values (masks from parameters) would let the solver pick
+            # values the program never has: only constant right operands are modeled.
+            if not z3.is_bv_value(z3.simplify(b)):
+                raise _Unknown()
+            return {"&": a & b, "|": a | b, "^": a ^ b, "<<": a << b, ">>": a >> b}[op]
+        raise _Unknown()
+
+    def _call(self, node: Node, scope: Scope, depth: int):
+        z3 = self.z3
+        from syncheck.analyses import primitives as P
+        from syncheck.ir.calls import call_args
+        prim = P.classify(node)
+        if prim is not None and prim.category == P.QUERY and prim.name.endswith("thread_rank()"):
+            if prim.scope == "block":
+                return self.linear()
+            if prim.scope == "tile" and prim.tile_size:
+                return z3.SRem(self.linear(), prim.tile_size)
+        if prim is not None and prim.name.endswith("meta_group_rank()") and prim.tile_size:
+            return self.linear() / prim.tile_size
+        name = node.decl.name if node.decl is not None else ""
+        args = call_args(node)
+        if name in ("min", "max", "umin", "umax") and len(args) == 2:
+            a, b = (self.expr(x, scope, depth + 1) for x in args)
+            return self.z3.If(a < b, a, b) if "min" in name else self.z3.If(a > b, a, b)
+        raise _Unknown()
+
+    def cond(self, node: Node, scope: Scope, depth: int = 0):
+        z3 = self.z3
+        n = _strip(node) if node.kind != "PAREN_EXPR" else node
+        if n.kind == "PAREN_EXPR":
+            return self.cond(n.children[-1], scope, depth + 1)
+        if n.kind == "BINARY_OPERATOR" and len(n.children) == 2:
+            op = n.op
+            if op in ("&&", "||"):
+                a, b = (self.cond(c, scope, depth + 1) for c in n.children)
+                return z3.And(a, b) if op == "&&" else z3.Or(a, b)
+            if op in ("<", "<=", ">", ">=", "==", "!="):
+                a, b = (self.expr(c, scope, depth + 1) for c in n.children)
+                return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b,
+                        "==": a == b, "!=": a != b}[op]
+        if n.kind == "UNARY_OPERATOR" and n.op == "!" and n.children:
+            return z3.Not(self.cond(n.children[0], scope, depth + 1))
+        return self.expr(n, scope, depth + 1) != 0
+
+
+def _varying_loop_vars(ka: KernelAccesses, access: Access, intervals: BarrierIntervals) -> set[str]:
+    """Variables that may hold different values for two threads at this access: those
+    assigned in a loop that threads can go round without meeting a barrier."""
+    out: set[str] = set()
+    for loop in intervals.loops_containing(access.point[0]):
+        if loop.barrier_free_cycle:
+            for b in loop.blocks:
+                for item in ka.cfg.blocks[b].items:
+                    out |= _assigned(item)
+    if access.scope.analysis.function is not ka.kernel:
+        out |= access.scope.multi_defs  # inlined callee: no barrier inside, its loops run freely
+    return out
+
+
+def _assigned(item: Node) -> set[str]:
+    keys = set()
+    for n in item.walk():
+        if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op and n.op.endswith("=") \
+                and n.op not in ("==", "!=", "<=", ">=") and n.children:
+            t = _strip(n.children[0])
+            if t.kind == "DECL_REF_EXPR" and t.decl is not None:
+                keys.add(t.decl.key)
+        elif n.kind == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--") and n.children:
+            t = _strip(n.children[0])
+            if t.kind == "DECL_REF_EXPR" and t.decl is not None:
+                keys.add(t.decl.key)
+        elif n.kind == "VAR_DECL" and n.decl is not None:
+            keys.add(n.decl.key)
+    return keys
+
+
+class _Concurrency:
+    """May two accesses run in one barrier interval, for two different threads?"""
+
+    def __init__(self, ka: KernelAccesses, warp: bool):
+        self.ka = ka
+        self.warp = warp
+        self.kernel = ka.warp_intervals if warp else ka.block_intervals
+        self._reach: dict[tuple[int, int], set] = {}
+        # Branches that can split the threads in question: within a warp only if the
+        # condition varies within warps; across warps already if it varies between warps.
+        limit = Level.WARP if warp else Level.BLOCK
+        self.divergent = [(b, len(ka.cfg.blocks[b].items) - 1)
+                          for b, level in ka.analysis.cond_levels.items()
+                          if level > limit and ka.cfg.blocks[b].items]
+
+    def _from(self, point):
+        r = self._reach.get(point)
+        if r is None:
+            r = self._reach[point] = self.kernel.reach_from(*point)
+        return r
+
+    def _callee(self, access: Access) -> BarrierIntervals:
+        return self.ka.instances[access.instance][1 if self.warp else 0]
+
+    def _leaves_free(self, a: Access) -> bool:
+        return a.instance is None or self._callee(a).exit_free(*a.local_point)
+
+    def _enters_free(self, a: Access) -> bool:
+        return a.instance is None or self._callee(a).entry_free(*a.local_point)
+
+    def _before(self, x: Access, y: Access) -> bool:
+        return y.point in self._from(x.point) and self._leaves_free(x) and self._enters_free(y)
+
+    def __call__(self, a: Access, b: Access) -> bool:
+        if a.point == b.point and a.instance == b.instance:
+            if a.instance is None or a.local_point == b.local_point:
+                return True
+            callee = self._callee(a)
+            if b.local_point in callee.reach_from(*a.local_point) or \
+                    a.local_point in callee.reach_from(*b.local_point):
+                return True
+        if self._before(a, b) or self._before(b, a):
+            return True
+        return any(a.point in self._from(d) and b.point in self._from(d) and
+                   self._enters_free(a) and self._enters_free(b) for d in self.divergent)
+
+
+def find_races(program: Program, service: UniformityService, kernel: Function) -> list[Race]:
+    ka = KernelAccesses(program, service, kernel)
+    if not any(a.write for a in ka.accesses):
+        return []
+    by_array: dict[str, list[Access]] = {}
+    for a in ka.accesses:
+        by_array.setdefault(a.array, []).append(a)
+    block_concurrent = _Concurrency(ka, warp=False)
+    warp_concurrent = _Concurrency(ka, warp=True)
+    races: dict[tuple[str, int], Race] = {}
+    for accesses in by_array.values():
+        if not any(a.write for a in accesses):
+            continue  # read-only shared data
+        # Accesses in other files (headers) are reported when their own kernels are analyzed.
+        accesses = [a for a in accesses if a.function is None or a.function.in_main_file]
+        ordered = sorted(accesses, key=lambda x: (x.node.line, x.node.col, x.node.id))
+        for i, a in enumerate(ordered):
+            for b in ordered[i:]:
+                if not (a.write or b.write) or (a is b and not a.write):
+                    continue
+                if (b.array, b.node.line) in races:
+                    continue  # one finding per line and array: the first conflict found
+                if not block_concurrent(a, b):
+                    continue
+                verdict = _check_pair(ka, a, b)
+                if verdict is None:
+                    continue
+                intra_only, example = verdict
+                if intra_only and not warp_concurrent(a, b):
+                    continue  # __syncwarp() orders the lanes of the warp here
+                shape, source = assumed_shape(ka)
+                races[(b.array, b.node.line)] = Race(a, b, intra_only, example, shape, source)
+    return list(races.values())
+
+
+def _check_pair(ka: KernelAccesses, a: Access, b: Access):
+    """None when no race is possible (or syncheck cannot tell); otherwise
+    (all conflicts are between lanes of one warp, an example pair of threads)."""
+    z3 = _z3()
+    shape = ka.service.default_block_dim or ka.kernel.block_dim or ka.launch_block_dim or \
+        canonical_shape(ka)
+    shared: dict = {}
+    bx, by, bz = (_bv(z3, "blockDim.x"), _bv(z3, "blockDim.y"), _bv(z3, "blockDim.z"))
+    dims = (bx, by, bz)
+    e1 = _Encoder(1, shared, _varying_loop_vars(ka, a, ka.block_intervals), dims)
+    e2 = _Encoder(2, shared, _varying_loop_vars(ka, b, ka.block_intervals), dims)
+    solver = z3.Solver()
+    solver.set("timeout", 2000)
+    try:
+        idx_a = _indices(e1, a)
+        idx_b = _indices(e2, b)
+        if len(idx_a) != len(idx_b):
+            return None
+        guards = []
+        for enc, acc in ((e1, a), (e2, b)):
+            for g in acc.guards:
+                try:
+                    c = enc.cond(g.cond, g.scope)
+                except _Unknown:
+                    if g.level <= Level.BLOCK:
+                        continue  # a uniform decision does not tell threads apart
+                    return None
+                if g.polarity is None:
+                    continue
+                guards.append(c if g.polarity else z3.Not(c))
+    except _Unknown:
+        return None
+    if a is b and a.write and not a.read and a.value_level <= Level.BLOCK:
+        return None  # every thread stores the same block-uniform value: benign
+    for enc in (e1, e2):
+        tx, ty, tz = enc.tid
+        solver.add(tx >= 0, tx < bx, ty >= 0, ty < by, tz >= 0, tz < bz)
+    if shape:
+        solver.add(bx == shape[0], by == shape[1], bz == shape[2])
+    else:
+        # A dimension the kernel never reads is assumed to have size 1.
+        solver.add(bx >= 1, bx <= 1024,
+                   by == 1 if not (ka.uses_y or ka.uses_z) else z3.And(by >= 1, by <= 1024),
+                   bz == 1 if not ka.uses_z else z3.And(bz >= 1, bz <= 64))
+    for name, sym in list(shared.items()) + list(e1.private.items()) + list(e2.private.items()):
+        if name.startswith("blockIdx") or name.startswith("gridDim"):
+            solver.add(sym >= 0, sym < _SYMBOL_RANGE)
+        elif not name.startswith("blockDim"):
+            solver.add(sym > -_SYMBOL_RANGE, sym < _SYMBOL_RANGE)
+    for k in e1.iteration_counters + e2.iteration_counters:
+        solver.add(k >= 0, k < 64)
+    # Each access stays inside its array (out-of-bounds indexing is a different bug).
+    for idx, acc in ((idx_a, a), (idx_b, b)):
+        for value, extent in zip(idx, acc.extents):
+            if extent is not None:
+                solver.add(value >= 0, value < extent)
+    if ka.kernel.launch_bounds and not shape:
+        solver.add(bx * by * bz <= ka.kernel.launch_bounds)
+    solver.add(z3.Or(*[x != y for x, y in zip(e1.tid, e2.tid)]))
+    solver.add(*guards)
+    solver.add(*[x == y for x, y in zip(idx_a, idx_b)])
+    if solver.check() != z3.sat:
+        return None
+    example = _example(solver.model(), e1, e2)
+    # Is there a conflict between threads of different warps?
+    warp = lambda e: (e.tid[0] / 32, e.tid[1], e.tid[2]) if not shape else (e.linear() / 32,)
+    solver.push()
+    solver.add(z3.Or(*[x != y for x, y in zip(warp(e1), warp(e2))]))
+    inter = solver.check() == z3.sat
+    if inter:
+        example = _example(solver.model(), e1, e2)
+    solver.pop()
+    return (not inter, example)
+
+
+def canonical_shape(ka: KernelAccesses) -> tuple[int, int, int]:
+    """The block shape assumed when neither a pin nor the file's launches give one: small but
+    common shapes of two warps (64 threads; 8x8 tiles; 8x4x2). A race that needs a larger
+    block is reported once the real shape is pinned (precision first)."""
+    if ka.uses_z:
+        return (8, 4, 2)
+    if ka.uses_y:
+        return (8, 8, 1)
+    return (64, 1, 1)
+
+
+def assumed_shape(ka: KernelAccesses) -> tuple[tuple[int, int, int], str]:
+    if ka.service.default_block_dim:
+        return ka.service.default_block_dim, "--block-dim"
+    if ka.kernel.block_dim:
+        return ka.kernel.block_dim, "the block-dim comment"
+    if ka.launch_block_dim:
+        return ka.launch_block_dim, "the launches in this file"
+    return canonical_shape(ka), "the default assumption"
+
+
+def _indices(enc: _Encoder, acc: Access):
+    out = [enc.expr(n, s) for n, s in acc.indices]
+    if acc.offset is not None and out:
+        out[0] = out[0] + enc.expr(*acc.offset)
+    return out
+
+
+def _example(model, e1: _Encoder, e2: _Encoder):
+    def val(t):
+        v = model.eval(t, model_completion=True)
+        try:
+            return v.as_long()
+        except AttributeError:
+            return 0
+    return (tuple(val(t) for t in e1.tid), tuple(val(t) for t in e2.tid))

@@ -1,0 +1,41 @@
+"""Shared wording and caching for the shared-memory rules (SYN401, SYN402)."""
+
+from __future__ import annotations
+
+from syncheck.analyses.races import Race, find_races
+from syncheck.checks.base import CheckContext
+
+
+def kernel_races(ctx: CheckContext):
+    """Races of every kernel in the file, computed once per file for both rules."""
+    cache = getattr(ctx, "_races", None)
+    if cache is None:
+        cache = []
+        for fn in ctx.program.functions.values():
+            if fn.kind == "kernel" and fn.body is not None and fn.in_main_file and not fn.has_errors:
+                cache.extend((fn, r) for r in find_races(ctx.program, ctx.uniformity, fn))
+        ctx._races = cache
+    return cache
+
+
+def access_text(ctx: CheckContext, access) -> str:
+    verb = "updates" if access.read and access.write else "writes" if access.write else "reads"
+    return f"{verb} {ctx.text(access.node)}"
+
+
+def thread_name(t: tuple[int, int, int], three_d: bool) -> str:
+    return f"({t[0]}, {t[1]}, {t[2]})" if three_d else f"{t[0]}"
+
+
+def ordered(race: Race):
+    a, b = race.first, race.second
+    if (b.node.line, b.node.col) < (a.node.line, a.node.col):
+        a, b = b, a
+    return a, b
+
+
+def shape_note(ctx: CheckContext, race: Race):
+    x, y, z = race.shape
+    how = ("pin another with --block-dim or '// syncheck: block-dim X,Y,Z'"
+           if race.shape_source == "the default assumption" else f"from {race.shape_source}")
+    return ctx.note(race.second.node, f"block shape assumed: {x}x{y}x{z} ({how})")
