@@ -66,8 +66,23 @@ def _explain(code: str) -> tuple[str, int]:
     return f"{doc.code} {doc.name} ({doc.severity})\n\n{doc.body}\n", 0
 
 
+def gpu_main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="syncheck gpu", description=(
+        "Validate the reference kernels statically, run them on the GPU with CuPy and compare "
+        "with NumPy. Exit status 2 when no GPU is usable."))
+    p.add_argument("--sanitize", action="store_true",
+                   help="also run the buggy fixtures under compute-sanitizer (synccheck, racecheck)")
+    p.add_argument("--report", metavar="FILE", help="write a Markdown report (e.g. docs/gpu-report.md)")
+    p.add_argument("--seed", type=int, default=2026)
+    args = p.parse_args(argv)
+    from syncheck.gpu.runner import main as run_gpu
+    return run_gpu(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["gpu"]:
+        return gpu_main(argv[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
