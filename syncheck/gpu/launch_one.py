@@ -14,6 +14,8 @@ def main(fixture: str, kernel: str) -> int:
     import cupy
     case = next(c for c in SANITIZER_CASES if c.fixture == fixture and c.kernel == kernel)
     code = (FIXTURES / fixture).read_text(encoding="utf-8")
+    if fixture.endswith(".py"):  # a CuPy host script: take its CUDA source string
+        code = _cuda_source_of(code)
     module = cupy.RawModule(code=code, options=("-std=c++17",), name_expressions=(kernel,))
     fn = module.get_function(kernel)
     rng = np.random.default_rng(7)
@@ -30,6 +32,15 @@ def main(fixture: str, kernel: str) -> int:
     except Exception as e:
         print(f"launch: failed ({type(e).__name__}: {str(e)[:120]})")
     return 0
+
+
+def _cuda_source_of(script: str) -> str:
+    import ast
+    for node in ast.walk(ast.parse(script)):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and \
+                isinstance(node.value.value, str) and "__global__" in node.value.value:
+            return node.value.value
+    raise ValueError("no CUDA source string in the script")
 
 
 if __name__ == "__main__":

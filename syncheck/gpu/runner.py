@@ -118,7 +118,7 @@ def sanitize(case: SanitizerCase) -> dict[str, str]:
     for tool in case.tools:
         cmd = [sys.executable, "-m", "syncheck.gpu.launch_one", case.fixture, case.kernel]
         if tool != "plain":
-            cmd = ["compute-sanitizer", f"--tool={tool}", "--print-limit=1"] + cmd
+            cmd = ["compute-sanitizer", f"--tool={tool}"] + cmd
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=240, cwd=ROOT)
         except subprocess.TimeoutExpired:
@@ -126,10 +126,11 @@ def sanitize(case: SanitizerCase) -> dict[str, str]:
             continue
         text = p.stdout + p.stderr
         m = re.search(r"ERROR SUMMARY: (\d+) error", text)
-        hazards = re.search(r"RACECHECK SUMMARY: (\d+) hazard", text)
+        hazards = re.search(r"RACECHECK SUMMARY: (\d+) hazards? displayed \((\d+) errors?, (\d+) warnings?\)", text)
         launch = re.search(r"launch: (.*)", text)
         if tool == "racecheck" and hazards:
-            out[tool] = f"{hazards.group(1)} hazards"
+            out[tool] = (f"{hazards.group(1)} hazards ({hazards.group(2)} errors, "
+                         f"{hazards.group(3)} warnings)")
         elif m:
             out[tool] = f"{m.group(1)} errors"
         elif launch:
