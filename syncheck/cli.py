@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Static analyzer for CUDA synchronization bugs.",
         epilog="Exit status: 0 no findings, 1 findings, 2 a file could not be analyzed or usage error.")
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (.cu, .cuh)")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
     p.add_argument("--select", type=_codes, default=(), metavar="CODES",
                    help="only these rules (codes, prefixes such as SYN1, or names)")
     p.add_argument("--ignore", type=_codes, default=(), metavar="CODES", help="skip these rules")
@@ -43,6 +43,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="compile_commands.json to take include paths and defines from")
     p.add_argument("--block-dim", type=_block_dim, metavar="X[,Y[,Z]]",
                    help="block shape to assume for every kernel (default: blockDim.x a multiple of 32)")
+    p.add_argument("--config", metavar="FILE", help="a .syncheck.toml or pyproject.toml to use "
+                   "(default: the nearest one from the current directory up)")
+    p.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    p.add_argument("-j", "--jobs", type=int, metavar="N", help="analyze N files in parallel")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
+    p.add_argument("--cache-dir", metavar="DIR", help="where the cache lives (default .syncheck_cache)")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="S",
+                   help="stop analyzing a file after S seconds (default 120)")
+    p.add_argument("--report-unused-suppressions", action="store_true",
+                   help="report suppression comments that silence nothing (SYN001)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--version", action="version", version=f"syncheck {__version__}")
@@ -83,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["gpu"]:
         return gpu_main(argv[1:])
+    if argv[:1] == ["lsp"]:
+        from syncheck.lsp import main as lsp_main
+        return lsp_main(argv[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -96,6 +109,12 @@ def main(argv: list[str] | None = None) -> int:
         text, code = _explain(args.explain)
         (out if code == 0 else sys.stderr).write(text)
         return code
+    if not args.paths and args.compile_commands:
+        try:
+            args.paths = sorted(CompileDatabase.load(args.compile_commands).entries)
+        except (OSError, ValueError, KeyError) as e:
+            sys.stderr.write(f"syncheck: error: cannot read {args.compile_commands}: {e}\n")
+            return 2
     if not args.paths:
         parser.print_usage(sys.stderr)
         sys.stderr.write("syncheck: error: no PATH given\n")
@@ -117,17 +136,40 @@ def main(argv: list[str] | None = None) -> int:
                 except (OSError, ValueError, KeyError):
                     db = None
                 break
+    from pathlib import Path
+
+    from syncheck.config import ConfigError, FileConfig, load, load_file
+    try:
+        cfg = FileConfig() if args.isolated else (
+            load_file(Path(args.config)) if args.config else load(Path.cwd()))
+    except ConfigError as e:
+        sys.stderr.write(f"syncheck: error: {e}\n")
+        return 2
     settings = Settings(
-        select=args.select, ignore=args.ignore,
-        parse=ParseOptions(include_dirs=tuple(os.path.abspath(i) for i in args.include),
-                           defines=tuple(args.define), arch=args.arch),
-        compile_db=db, block_dim=args.block_dim)
+        select=args.select or cfg.select, ignore=tuple(args.ignore) + tuple(cfg.ignore),
+        parse=ParseOptions(include_dirs=tuple(os.path.abspath(i) for i in args.include) + cfg.include,
+                           defines=tuple(args.define) + cfg.defines,
+                           arch=args.arch if args.arch != "sm_90" or not cfg.arch else cfg.arch),
+        compile_db=db, block_dim=args.block_dim or cfg.block_dim,
+        per_file_ignores=cfg.per_file_ignores,
+        config_root=str(cfg.root) if cfg.root else None,
+        report_unused_suppressions=args.report_unused_suppressions or cfg.report_unused_suppressions,
+        jobs=max(1, args.jobs or cfg.jobs or 1),
+        cache_dir=None if args.no_cache else (args.cache_dir or os.path.join(
+            str(cfg.root) if cfg.root else os.getcwd(), ".syncheck_cache")),
+        timeout=args.timeout if args.timeout > 0 else None)
     color = args.color == "always" or (args.color == "auto" and out.isatty()
                                        and os.environ.get("NO_COLOR") is None)
     report = _run(args, settings)
     if args.format == "json":
         from syncheck.render import json_out
         out.write(json_out.render(report))
+    elif args.format == "sarif":
+        from syncheck.render import sarif
+        out.write(sarif.render(report))
+    elif args.format == "github":
+        from syncheck.render import github
+        out.write(github.render(report))
     else:
         from syncheck.render import text
         rendered = text.render(report, color=color)

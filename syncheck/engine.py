@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
+import signal
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.checks.base import CheckContext, ProjectFacts
 from syncheck.checks.registry import ALL_CHECKS
-from syncheck.diagnostics import FileProblem, Finding, Report
+from syncheck import suppressions
+from syncheck.cache import Cache
+from syncheck.diagnostics import FileProblem, Finding, Report, Severity
 from syncheck.frontend.parse import CompileDatabase, ParseOptions, parse_source
 from syncheck.ir.program import build_program
 from syncheck.project import FileFacts, collect_facts
@@ -30,6 +35,16 @@ class Settings:
     parse: ParseOptions = field(default_factory=ParseOptions)
     compile_db: CompileDatabase | None = None
     block_dim: tuple[int, int, int] | None = None
+    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    config_root: str | None = None
+    report_unused_suppressions: bool = False
+    jobs: int = 1
+    cache_dir: str | None = None   # None: no cache
+    timeout: float | None = 120.0  # seconds per file
+
+    def cache_key(self) -> str:
+        return repr((self.select, self.ignore, self.parse, self.block_dim,
+                     sorted(self.compile_db.entries.items()) if self.compile_db else None))
 
     def enabled(self, code: str, name: str) -> bool:
         def matches(patterns):
@@ -111,13 +126,40 @@ class FileResult:
     findings: list[Finding] = field(default_factory=list)
     problems: list[FileProblem] = field(default_factory=list)
     facts: FileFacts = field(default_factory=FileFacts)
+    dependencies: list[str] = field(default_factory=list)  # project headers it included
 
 
-def analyze_file(path: str, settings: Settings) -> FileResult:
+class _FileTimeout(Exception):
+    pass
+
+
+def _alarm(_signum, _frame):
+    raise _FileTimeout()
+
+
+def analyze_file(path: str, settings: Settings, source: bytes | None = None) -> FileResult:
+    if source is None:
+        try:
+            source = read_source(path)
+        except InputError as e:
+            return FileResult(problems=[FileProblem(path, str(e))])
+    timer = settings.timeout and threading.current_thread() is threading.main_thread() \
+        and hasattr(signal, "setitimer")
+    if timer:
+        previous = signal.signal(signal.SIGALRM, _alarm)
+        signal.setitimer(signal.ITIMER_REAL, settings.timeout)
     try:
-        source = read_source(path)
-    except InputError as e:
-        return FileResult(problems=[FileProblem(path, str(e))])
+        return _analyze_source(path, source, settings)
+    except _FileTimeout:
+        return FileResult(problems=[FileProblem(
+            path, f"analysis stopped after {settings.timeout:g} s (per-file time limit)")])
+    finally:
+        if timer:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+
+def _analyze_source(path: str, source: bytes, settings: Settings) -> FileResult:
     try:
         if path.endswith(PYTHON_SUFFIXES):
             from syncheck.frontend.python_host import analyze_python
@@ -125,6 +167,8 @@ def analyze_file(path: str, settings: Settings) -> FileResult:
         return analyze_cuda_source(path, source, settings)
     except RecursionError:
         return FileResult(problems=[FileProblem(path, "too deeply nested to analyze")])
+    except _FileTimeout:
+        raise
     except Exception as e:  # a bug in syncheck must not hide the other files' results
         return FileResult(problems=[FileProblem(
             path, f"internal error while analyzing ({type(e).__name__}: {e}); please report it")])
@@ -175,7 +219,17 @@ def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileRes
     for check_cls in ALL_CHECKS:
         if check_cls.scope == "file" and settings.enabled(check_cls.code, check_cls.name):
             findings.extend(check_cls().run(ctx))
-    return FileResult(findings, problems, collect_facts(program, service, path))
+    return FileResult(findings, problems, collect_facts(program, service, path),
+                      _project_includes(parsed))
+
+
+def _project_includes(parsed) -> list[str]:
+    out = set()
+    for inc in parsed.tu.get_includes():
+        name = inc.include.name if inc.include is not None else ""
+        if name and not name.startswith("/usr/") and "cuda_model" not in name:
+            out.add(os.path.abspath(name))
+    return sorted(out)
 
 
 def project_findings(facts: list[FileFacts], settings: Settings) -> list[Finding]:
@@ -191,17 +245,105 @@ def analyze_paths(paths: list[str], settings: Settings, progress=None) -> Report
     report = Report()
     files = discover(paths, report)
     report.files = len(files)
-    facts: list[FileFacts] = []
+    cache = Cache(settings.cache_dir, settings.cache_key()) if settings.cache_dir else None
+    results: dict[str, FileResult] = {}
+    pending: list[tuple[str, bytes | None, str | None]] = []
     for path in files:
-        result = analyze_file(path, settings)
-        report.findings.extend(result.findings)
+        try:
+            source = read_source(path)
+        except InputError as e:
+            results[path] = FileResult(problems=[FileProblem(path, str(e))])
+            if progress is not None:
+                progress(path)
+            continue
+        key = cache.key(path, source) if cache else None
+        hit = cache.get(key) if cache else None
+        if hit is not None:
+            results[path] = hit
+            if progress is not None:
+                progress(path)
+        else:
+            pending.append((path, source, key))
+    for path, result in _run(pending, settings, progress):
+        results[path] = result
+        key = next(k for p, _, k in pending if p == path)
+        if cache is not None and key is not None and not any(p.kind == "error" and "internal error" in p.message
+                                                            for p in result.problems):
+            cache.put(key, result, result.dependencies)
+    facts: list[FileFacts] = []
+    findings: list[Finding] = []
+    for path in files:
+        result = results[path]
+        findings.extend(result.findings)
         report.problems.extend(result.problems)
         facts.append(result.facts)
-        if progress is not None:
-            progress(path)
-    report.findings.extend(project_findings(facts, settings))
+    findings.extend(project_findings(facts, settings))
+    report.findings = _filter(findings, files, settings, report)
     report.sort()
     return report
+
+
+def _run(pending, settings: Settings, progress):
+    if settings.jobs > 1 and len(pending) > 1:
+        import multiprocessing
+        ctx = multiprocessing.get_context("spawn" if os.name == "nt" else "fork")
+        with ctx.Pool(min(settings.jobs, len(pending))) as pool:
+            handles = [(path, pool.apply_async(analyze_file, (path, settings, source)))
+                       for path, source, _ in pending]
+            for path, handle in handles:
+                try:
+                    result = handle.get(timeout=(settings.timeout or 600) * 2)
+                except multiprocessing.TimeoutError:
+                    result = FileResult(problems=[FileProblem(path, "analysis did not finish in time")])
+                if progress is not None:
+                    progress(path)
+                yield path, result
+        return
+    for path, source, _ in pending:
+        result = analyze_file(path, settings, source)
+        if progress is not None:
+            progress(path)
+        yield path, result
+
+
+def _filter(findings: list[Finding], files: list[str], settings: Settings, report: Report) -> list[Finding]:
+    """Drop what inline suppressions and per-file ignores silence; report unused suppressions."""
+    by_path: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_path.setdefault(f.path, []).append(f)
+    kept: list[Finding] = []
+    paths = set(by_path) | (set(files) if settings.report_unused_suppressions else set())
+    for path in sorted(paths):
+        group = by_path.get(path, [])
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                lines = fh.read().splitlines()
+        except OSError:
+            kept.extend(group)
+            continue
+        group, unused = suppressions.apply(group, lines)
+        group = [f for f in group if not _ignored_for_file(f, settings)]
+        kept.extend(group)
+        if settings.report_unused_suppressions and settings.enabled("SYN001", "unused-suppression"):
+            for s in unused:
+                codes = ", ".join(sorted(s.codes)) if s.codes else "all rules"
+                kept.append(Finding(
+                    code="SYN001", rule="unused-suppression", severity=Severity.WARNING, path=path,
+                    line=s.line, column=1, end_line=s.line, end_column=len(lines[s.line - 1]) + 1,
+                    message=f"this suppression ({codes}) silences nothing: remove it", function=""))
+    return kept
+
+
+def _ignored_for_file(f: Finding, settings: Settings) -> bool:
+    if not settings.per_file_ignores:
+        return False
+    root = settings.config_root or os.getcwd()
+    rel = os.path.relpath(os.path.abspath(f.path), root).replace(os.sep, "/")
+    for pattern, codes in settings.per_file_ignores.items():
+        if fnmatch.fnmatch(rel, pattern) and any(f.code.startswith(c.upper()) or c.upper() == "ALL"
+                                                 or f.rule == c for c in codes):
+            return True
+    return False
 
 
 def default_include_root() -> Path:

@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 SUFFIXES = (".cu", ".cuh", ".cpp", ".py")
-_EXPECT = re.compile(r"(?://|#)\s*expect:\s*([A-Z0-9_, ]+)")
+_EXPECT = re.compile(r"(?://|#).*?\bexpect:\s*([A-Z0-9_, ]+)")
 
 
 def expected_findings(path: Path) -> Counter:

@@ -7,14 +7,21 @@ from collections import Counter
 import pytest
 
 from syncheck.engine import Settings, analyze_paths
-from tests.fixture_expectations import FIXTURES, expected_for_unit, fixture_units
+from tests.fixture_expectations import FIXTURES, expected_for_unit, fixture_units, unit_files
 
 UNITS = fixture_units()
 
 
+def settings_for(unit) -> Settings:
+    """A fixture's first line may name options: `// syncheck-args: --report-unused-suppressions`."""
+    first = unit_files(unit)[0].read_text(encoding="utf-8").splitlines()[:1]
+    args = first[0].split("syncheck-args:", 1)[1].split() if first and "syncheck-args:" in first[0] else []
+    return Settings(report_unused_suppressions="--report-unused-suppressions" in args)
+
+
 @pytest.mark.parametrize("unit", UNITS, ids=[str(p.relative_to(FIXTURES)) for p in UNITS])
 def test_fixture_findings(unit):
-    report = analyze_paths([str(unit)], Settings())
+    report = analyze_paths([str(unit)], settings_for(unit))
     assert report.errors == []
     got = Counter((f.path, f.code, f.line) for f in report.findings)
     want = expected_for_unit(unit)
