@@ -393,16 +393,14 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access):
     solver.add(*[x == y for x, y in zip(idx_a, idx_b)])
     if solver.check() != z3.sat:
         return None
-    example = _example(solver.model(), e1, e2)
     # Is there a conflict between threads of different warps?
     warp = lambda e: (e.tid[0] / 32, e.tid[1], e.tid[2]) if not shape else (e.linear() / 32,)
+    across = z3.Or(*[x != y for x, y in zip(warp(e1), warp(e2))])
     solver.push()
-    solver.add(z3.Or(*[x != y for x, y in zip(warp(e1), warp(e2))]))
+    solver.add(across)
     inter = solver.check() == z3.sat
-    if inter:
-        example = _example(solver.model(), e1, e2)
     solver.pop()
-    return (not inter, example)
+    return (not inter, _smallest_example(solver, across if inter else None, e1, e2))
 
 
 def canonical_shape(ka: KernelAccesses) -> tuple[int, int, int]:
@@ -431,6 +429,22 @@ def _indices(enc: _Encoder, acc: Access):
     if acc.offset is not None and out:
         out[0] = out[0] + enc.expr(*acc.offset)
     return out
+
+
+def _smallest_example(solver, extra, e1: _Encoder, e2: _Encoder):
+    """The example pair with the lowest thread ids: the same answer whatever the solver saw
+    before (so output does not depend on -j or on the order files are analyzed in)."""
+    z3 = _z3()
+    opt = z3.Optimize()
+    opt.set("timeout", 2000)
+    opt.add(*solver.assertions())
+    if extra is not None:
+        opt.add(extra)
+    for t in (e1.tid[2], e1.tid[1], e1.tid[0], e2.tid[2], e2.tid[1], e2.tid[0]):
+        opt.minimize(t)
+    if opt.check() != z3.sat:
+        return None
+    return _example(opt.model(), e1, e2)
 
 
 def _example(model, e1: _Encoder, e2: _Encoder):
