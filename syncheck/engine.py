@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import signal
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,10 @@ from syncheck.diagnostics import FileProblem, Finding, Report, Severity
 from syncheck.frontend.parse import CompileDatabase, ParseOptions, parse_source
 from syncheck.ir.program import build_program
 from syncheck.project import FileFacts, collect_facts
+
+# Lowering and the analyses recurse over syntax trees; clang itself stops at 256 nested
+# brackets, which needs more than Python's default depth.
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 8000))
 
 CUDA_SUFFIXES = (".cu", ".cuh")
 HOST_SUFFIXES = (".cpp", ".cc", ".cxx", ".c++")
@@ -129,7 +134,7 @@ class FileResult:
     dependencies: list[str] = field(default_factory=list)  # project headers it included
 
 
-class _FileTimeout(Exception):
+class _FileTimeout(BaseException):  # not an Exception: generic handlers must not swallow it
     pass
 
 

@@ -124,7 +124,7 @@ def _caller_sources(program: Program, host, sources: set[str], depth: int = 0) -
     params = [i for i, p in enumerate(host.params) if f"{PARAMETER}:{p.key}" in sources]
     calls = []
     for fn in program.functions.values():
-        if fn.body is None or fn.runs_on_device:
+        if fn.runs_on_device or not fn.mentions(host.name) or fn.body is None:
             continue
         for n in fn.body.walk():
             if n.kind == "CALL_EXPR" and program.resolve_call(n.decl) is host:
@@ -174,7 +174,7 @@ def _grid_expression(launch: LaunchSite, host):
 
 def _queries_support(program: Program) -> bool:
     for fn in program.functions.values():
-        if fn.body is None or fn.runs_on_device:
+        if fn.runs_on_device or not fn.mentions("ooperativeLaunch", "COOPERATIVE_LAUNCH") or fn.body is None:
             continue
         for n in fn.body.walk():
             if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.name in (

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from syncheck.analyses import per_thread as PT
 from syncheck.analyses import primitives as P
 from syncheck.analyses.control_dependence import control_dependences
 from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level, join_all
@@ -111,6 +112,8 @@ class UniformityService:
         self._cache: dict[tuple, FunctionAnalysis] = {}
         self._cfgs: dict[str, tuple[CFG, set[int], dict[int, set[int]]]] = {}
         self._in_progress: set[tuple] = set()
+        self._walks: dict[str, list] = {}
+        self._roots: list[Function] | None = None
 
     # -- per function --
     def cfg_of(self, fn: Function):
@@ -150,6 +153,11 @@ class UniformityService:
     # -- whole call trees --
     def root_functions(self) -> list[Function]:
         """Kernels, plus device functions no analyzed kernel calls (they may be called elsewhere)."""
+        if self._roots is None:
+            self._roots = self._find_roots()
+        return self._roots
+
+    def _find_roots(self) -> list[Function]:
         # Functions with syntax errors are left out: their recovered bodies would mislead.
         roots = [f for f in self.program.functions.values()
                  if f.kind == "kernel" and f.body and not f.has_errors]
@@ -169,10 +177,14 @@ class UniformityService:
         return roots
 
     def walk_sites(self, root: Function):
-        """Yield (site, frames) for every site reachable from ``root`` through calls."""
-        budget = [_MAX_FRAMES]
-        top = self.analyze(root)
-        yield from self._walk(top, (), {root.key}, budget)
+        """(site, frames) for every site reachable from ``root`` through calls; computed once
+        per root and shared by every check."""
+        walked = self._walks.get(root.key)
+        if walked is None:
+            budget = [_MAX_FRAMES]
+            walked = list(self._walk(self.analyze(root), (), {root.key}, budget))
+            self._walks[root.key] = walked
+        return walked
 
     def _walk(self, analysis: FunctionAnalysis, frames: tuple[Frame, ...], active: set[str], budget):
         for site in analysis.sites:
@@ -244,18 +256,6 @@ def fold(op: str, a, b, type_spelling: str):
     if r is not None and mask is not None and op not in ("<", ">", "<=", ">=", "==", "!=", "&&", "||"):
         r &= mask
     return r
-
-
-_THREAD_RANGES: dict[int, tuple[int, ...]] = {}
-
-
-def _thread_range(shape: "ShapeAssumption") -> tuple[int, ...]:
-    """threadIdx.x for every thread along x: the pinned block size, or the largest block."""
-    n = min(shape.block_dim[0], 1024) if shape.block_dim else 1024
-    cached = _THREAD_RANGES.get(n)
-    if cached is None:
-        cached = _THREAD_RANGES[n] = tuple(range(n))
-    return cached
 
 
 def _is_pow2(v) -> bool:
@@ -510,7 +510,8 @@ class _FunctionAnalyzer:
         if name == "threadIdx":
             if member == "x":
                 return Value(Level.THREAD, lane_linear=True, origin=origin,
-                             per_thread=_thread_range(shape) if shape.x_multiple_of_32 else None)
+                             per_thread=PT.thread_range(min(shape.block_dim[0], 1024) if shape.block_dim
+                                                        else 1024) if shape.x_multiple_of_32 else None)
             if member == "":
                 return Value(Level.THREAD, origin=origin)
             dims = shape.block_dim
@@ -683,12 +684,8 @@ class _FunctionAnalyzer:
         if (a.per_thread is not None or b.per_thread is not None) and \
                 (a.per_thread is not None or a.const is not None) and \
                 (b.per_thread is not None or b.const is not None):
-            n = len(a.per_thread if a.per_thread is not None else b.per_thread)
-            xs = a.per_thread if a.per_thread is not None else (a.const,) * n
-            ys = b.per_thread if b.per_thread is not None else (b.const,) * n
-            if len(xs) == len(ys):
-                folded = tuple(fold(op, x, y, node.type) for x, y in zip(xs, ys))
-                per_thread = None if None in folded else folded
+            per_thread = PT.binary(op, a.per_thread if a.per_thread is not None else a.const,
+                                   b.per_thread if b.per_thread is not None else b.const, node.type)
         return Value(Level(level), const, lane_linear, aligned,
                      origin if level > Level.UNIFORM else None, per_thread=per_thread,
                      from_activemask=a.from_activemask or b.from_activemask)
@@ -721,11 +718,7 @@ class _FunctionAnalyzer:
                 const &= mask
         per_thread = None
         if v.per_thread is not None and op in ("-", "!", "~", "+"):
-            mask = _mask_for(node.type)
-            fn = {"-": lambda x: -x, "+": lambda x: x, "!": lambda x: int(not x),
-                  "~": lambda x: ~x}[op]
-            per_thread = tuple((fn(x) & mask) if mask is not None and op != "!" else fn(x)
-                               for x in v.per_thread)
+            per_thread = PT.unary(op, v.per_thread, node.type)
         return Value(v.level, const, False, False, v.origin, per_thread=per_thread,
                      from_activemask=v.from_activemask)
 
@@ -745,11 +738,10 @@ class _FunctionAnalyzer:
         if c.level > out.level:
             out = Value(c.level, None, False, False, c.origin)
         if c.per_thread is not None:
-            pa = va.per_thread or ((va.const,) * len(c.per_thread) if va.const is not None else None)
-            pb = vb.per_thread or ((vb.const,) * len(c.per_thread) if vb.const is not None else None)
-            if pa is not None and pb is not None and len(pa) == len(pb) == len(c.per_thread):
-                out = replace(out, per_thread=tuple(x if k else y for k, x, y in
-                                                     zip(c.per_thread, pa, pb)))
+            pa = va.per_thread if va.per_thread is not None else va.const
+            pb = vb.per_thread if vb.per_thread is not None else vb.const
+            if pa is not None and pb is not None:
+                out = replace(out, per_thread=PT.select(c.per_thread, pa, pb))
         return out
 
     def _e_CALL_EXPR(self, node):

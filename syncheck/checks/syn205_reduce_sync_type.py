@@ -16,7 +16,7 @@ class ReduceSyncType(Check):
 
     def run(self, ctx: CheckContext):
         for fn in ctx.program.functions.values():
-            if not fn.in_main_file or fn.body is None or fn.has_errors:
+            if not fn.in_main_file or not fn.runs_on_device or fn.body is None or fn.has_errors:
                 continue
             for node in fn.body.walk():
                 if node.kind != "CALL_EXPR":

@@ -87,7 +87,7 @@ class ParseProblem:
     header: str | None = None  # for kind "header": the included file with the error
 
 
-_SYNTAX = re.compile(r"^(expected |unterminated |missing terminating |extraneous closing )")
+_SYNTAX = re.compile(r"^(expected |unterminated |missing terminating |extraneous closing |bracket nesting)")
 
 
 @dataclass
@@ -141,7 +141,9 @@ def parse_source(path: str, source: bytes, options: ParseOptions) -> ParsedFile:
         elif loc.file is not None and os.path.abspath(loc.file.name) != main:
             kind, header, line, col = "header", loc.file.name, 1, 1
         else:
-            kind = "syntax" if _SYNTAX.match(message) else "semantic"
+            # Fatal errors (e.g. nesting too deep) stop clang: the file is malformed for us.
+            fatal = diag.severity >= ci.Diagnostic.Fatal
+            kind = "syntax" if fatal or _SYNTAX.match(message) else "semantic"
             line, col = loc.line, loc.column
         parsed.problems.append(ParseProblem(line, col, message, kind, header))
     return parsed

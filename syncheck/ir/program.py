@@ -44,13 +44,32 @@ class Function:
     col: int
     end_line: int
     params: list[Param]
-    body: Node | None
+    body_node: Node | None
     is_template: bool = False
     is_lambda: bool = False
     launch_bounds: int | None = None
     block_dim: tuple[int, int, int] | None = None  # pinned by a comment or config
     has_errors: bool = False
     in_main_file: bool = True
+    # Host functions are lowered only when something asks for their body (most host code
+    # is never looked at: only launches and the values that size them are).
+    _lower: object = None
+    text: str = ""
+
+    @property
+    def body(self) -> Node | None:
+        if self.body_node is None and self._lower is not None:
+            lower, self._lower = self._lower, None
+            self.body_node = lower()
+        return self.body_node
+
+    @body.setter
+    def body(self, value: Node | None) -> None:
+        self.body_node = value
+
+    def mentions(self, *words: str) -> bool:
+        """Does the function's source text contain any of the words (cheap, before lowering)?"""
+        return any(w in self.text for w in words)
 
     @property
     def runs_on_device(self) -> bool:
@@ -125,7 +144,8 @@ class ProgramBuilder:
         self._collect(self.parsed.tu.cursor)
         launches: list[LaunchSite] = []
         for fn in list(self.functions.values()):
-            if fn.body is not None and fn.kind in ("host", "host_device"):
+            if fn.kind in ("host", "host_device") and fn.mentions("<<<", "cudaLaunch", "cuLaunch") \
+                    and fn.body is not None:
                 launches.extend(self._launches(fn))
         return Program(self.parsed.path, self.functions, launches, self.lines)
 
@@ -161,18 +181,27 @@ class ProgramBuilder:
         fn = Function(
             key=decl.key, name=cursor.spelling, qualified=decl.qualified,
             kind=_function_kind(cursor), file=loc.file.name, line=loc.line, col=loc.column,
-            end_line=cursor.extent.end.line, params=params, body=None,
+            end_line=cursor.extent.end.line, params=params, body_node=None,
             is_template=cursor.kind == K.FUNCTION_TEMPLATE, in_main_file=in_main,
         )
+        if in_main:
+            fn.text = "\n".join(self.lines[max(0, fn.line - 1):fn.end_line])
+        else:
+            fn.text = "<<< cudaLaunch cuLaunch"  # other files' text is not at hand: assume anything
         if in_main:
             header = " ".join(self.lines[max(0, fn.line - 4):body_cursor.extent.start.line])
             bounds = _LAUNCH_BOUNDS.search(header)
             fn.launch_bounds = int(bounds.group(1)) if bounds else None
             fn.block_dim = self._pinned_block_dim(fn, body_cursor.extent.start.line)
             fn.has_errors = any(fn.line <= ln <= fn.end_line for ln in self.error_lines)
+        self.functions[fn.key] = fn
+        if fn.has_errors:
+            return  # a body clang could not parse is not analyzed (nor lowered)
+        if fn.kind == "host":  # lowered on demand; its lambdas run on the host too
+            fn._lower = lambda: self.lowerer.lower(body_cursor)
+            return
         first_lambda = len(self.lowerer.lambdas)
         fn.body = self.lowerer.lower(body_cursor)
-        self.functions[fn.key] = fn
         for lam in self.lowerer.lambdas[first_lambda:]:
             self._add_lambda(lam, fn)
 
@@ -195,7 +224,7 @@ class ProgramBuilder:
         self.functions[key] = Function(
             key=key, name=f"lambda in {owner.name}", qualified=f"{owner.qualified}::(lambda)",
             kind=kind, file=owner.file, line=lam.line, col=lam.col, end_line=lam.end_line,
-            params=params, body=body, is_lambda=True, in_main_file=owner.in_main_file,
+            params=params, body_node=body, is_lambda=True, in_main_file=owner.in_main_file,
             block_dim=owner.block_dim, has_errors=owner.has_errors)
 
     def _launches(self, fn: Function) -> list[LaunchSite]:
