@@ -22,6 +22,11 @@ _SKIPPED = {K.NAMESPACE_REF, K.TYPE_REF, K.TEMPLATE_REF, K.CUDAGLOBAL_ATTR, K.CU
             K.ANNOTATE_ATTR, K.ALIGNED_ATTR, K.CXX_FINAL_ATTR, K.CXX_OVERRIDE_ATTR,
             K.VISIBILITY_ATTR, K.WARN_UNUSED_RESULT_ATTR}
 _TRANSPARENT = {K.UNEXPOSED_EXPR}
+# Statements need neither a type nor a spelling: skipping those foreign calls is most of the
+# lowering cost they would otherwise add.
+_STATEMENTS = {K.COMPOUND_STMT, K.DECL_STMT, K.IF_STMT, K.FOR_STMT, K.WHILE_STMT, K.DO_STMT,
+               K.SWITCH_STMT, K.CASE_STMT, K.DEFAULT_STMT, K.BREAK_STMT, K.CONTINUE_STMT,
+               K.RETURN_STMT, K.NULL_STMT, K.CXX_FOR_RANGE_STMT, K.GOTO_STMT}
 _REF_KINDS = {K.DECL_REF_EXPR, K.MEMBER_REF_EXPR, K.CALL_EXPR, K.OVERLOADED_DECL_REF}
 _LITERALS = {K.INTEGER_LITERAL, K.FLOATING_LITERAL, K.CHARACTER_LITERAL, K.CXX_BOOL_LITERAL_EXPR}
 _MODEL_PREFIX = str(MODEL_DIR)
@@ -192,8 +197,11 @@ class Lowerer:
             kind = cursor.kind
         node = Node(self._next_id, kind.name)
         self._next_id += 1
-        node.spelling = cursor.spelling
-        node.type = cursor.type.spelling
+        if kind not in _STATEMENTS and kind not in _LITERALS:
+            node.spelling = cursor.spelling
+            node.type = cursor.type.spelling
+        elif kind in _LITERALS:
+            node.type = cursor.type.spelling
         ext = cursor.extent
         s, e = ext.start, ext.end
         node.line, node.col, node.start = s.line, s.column, s.offset
