@@ -32,6 +32,19 @@ class CheckContext:
     def note(self, node: Node, message: str) -> Note:
         return Note(self.path, node.line, node.col, message)
 
+    def primitive_calls(self):
+        """(function, call, primitive) for every primitive call in this file's device code,
+        for rules that judge a call by itself rather than by where it is reached from."""
+        from syncheck.analyses import primitives as P
+        for fn in self.program.functions.values():
+            if not fn.in_main_file or not fn.runs_on_device or fn.has_errors or fn.body is None:
+                continue
+            for node in fn.body.walk():
+                if node.kind == "CALL_EXPR":
+                    prim = P.classify(node)
+                    if prim is not None:
+                        yield fn, node, prim
+
 
 class Check:
     code: ClassVar[str]

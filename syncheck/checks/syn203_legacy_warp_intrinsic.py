@@ -11,17 +11,11 @@ class LegacyWarpIntrinsic(Check):
     name = "legacy-warp-intrinsic"
 
     def run(self, ctx: CheckContext):
-        for fn in ctx.program.functions.values():
-            if not fn.in_main_file or not fn.runs_on_device or fn.body is None or fn.has_errors:
+        for fn, node, prim in ctx.primitive_calls():
+            if prim.category != P.LEGACY_WARP:
                 continue
-            for node in fn.body.walk():
-                if node.kind != "CALL_EXPR":
-                    continue
-                prim = P.classify(node)
-                if prim is None or prim.category != P.LEGACY_WARP:
-                    continue
-                new = P.LEGACY_REPLACEMENTS[prim.name]
-                message = (f"{prim.name} is a legacy warp intrinsic with no mask; it is not "
-                           f"available for sm_70 and newer, where lanes do not run in lockstep: "
-                           f"use {new}(mask, ...) with the mask of the participating lanes")
-                yield ctx.finding(self, node, message, fn.name)
+            new = P.LEGACY_REPLACEMENTS[prim.name]
+            message = (f"{prim.name} is a legacy warp intrinsic with no mask; it is not "
+                       f"available for sm_70 and newer, where lanes do not run in lockstep: "
+                       f"use {new}(mask, ...) with the mask of the participating lanes")
+            yield ctx.finding(self, node, message, fn.name)

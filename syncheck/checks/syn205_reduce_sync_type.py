@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from syncheck.analyses import primitives as P
 from syncheck.checks.base import Check, CheckContext
 
 _NON_INTEGER = re.compile(r"\b(float|double|__half|half|__half2|half2|__nv_bfloat16|bfloat16)\b")
@@ -15,25 +14,17 @@ class ReduceSyncType(Check):
     name = "reduce-sync-type"
 
     def run(self, ctx: CheckContext):
-        for fn in ctx.program.functions.values():
-            if not fn.in_main_file or not fn.runs_on_device or fn.body is None or fn.has_errors:
+        for fn, node, prim in ctx.primitive_calls():
+            args = node.children[1:]
+            if not prim.name.startswith("__reduce_") or len(args) < 2:
                 continue
-            for node in fn.body.walk():
-                if node.kind != "CALL_EXPR":
-                    continue
-                prim = P.classify(node)
-                if prim is None or not prim.name.startswith("__reduce_"):
-                    continue
-                args = node.children[1:]
-                if len(args) < 2:
-                    continue
-                operand = args[1]
-                arg_type = _operand_type(operand)
-                if _NON_INTEGER.search(arg_type):
-                    message = (f"{prim.name} takes 32-bit integers only (int or unsigned), but the "
-                               f"operand has type '{arg_type}'; reduce floats with a __shfl_xor_sync "
-                               f"butterfly or cg::reduce")
-                    yield ctx.finding(self, operand, message, fn.name)
+            operand = args[1]
+            arg_type = _operand_type(operand)
+            if _NON_INTEGER.search(arg_type):
+                message = (f"{prim.name} takes 32-bit integers only (int or unsigned), but the "
+                           f"operand has type '{arg_type}'; reduce floats with a __shfl_xor_sync "
+                           f"butterfly or cg::reduce")
+                yield ctx.finding(self, operand, message, fn.name)
 
 
 def _operand_type(node) -> str:
