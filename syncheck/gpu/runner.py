@@ -22,7 +22,11 @@ import numpy as np
 from syncheck.gpu.catalog import CASES, SANITIZER_CASES, Case, SanitizerCase
 
 ROOT = Path(__file__).resolve().parent.parent.parent
+# A source checkout has reference_kernels/ beside the package; an installed copy ships them
+# inside it. The buggy fixtures (for --sanitize) exist only in a checkout.
 KERNELS = ROOT / "reference_kernels"
+if not KERNELS.is_dir():
+    KERNELS = Path(__file__).resolve().parent.parent / "_reference_kernels"
 FIXTURES = ROOT / "fixtures"
 
 

@@ -1,0 +1,1 @@
+"""Reference kernels, packaged from reference_kernels/."""
