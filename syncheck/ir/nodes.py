@@ -189,12 +189,11 @@ class Lowerer:
     # -- expressions and statements --
     def lower(self, cursor: ci.Cursor) -> Node:
         kind = cursor.kind
-        while kind in _TRANSPARENT:
-            children = [c for c in cursor.get_children() if c.kind not in _SKIPPED]
-            if len(children) != 1:
-                break
+        children = [c for c in cursor.get_children() if c.kind not in _SKIPPED]
+        while kind in _TRANSPARENT and len(children) == 1:
             cursor = children[0]
             kind = cursor.kind
+            children = [c for c in cursor.get_children() if c.kind not in _SKIPPED]
         node = Node(self._next_id, kind.name)
         self._next_id += 1
         if kind not in _STATEMENTS and kind not in _LITERALS:
@@ -218,7 +217,7 @@ class Lowerer:
             node.value = self._literal_value(cursor, kind)
         elif kind in (K.VAR_DECL, K.PARM_DECL):
             node.decl = self.decl_of(cursor)
-        node.children = [self.lower(c) for c in cursor.get_children() if c.kind not in _SKIPPED]
+        node.children = [self.lower(c) for c in children]
         if kind == K.LAMBDA_EXPR:
             self.lambdas.append(node)
         self._assign_roles(node, cursor)
