@@ -45,8 +45,13 @@ class BarrierIntervals:
 
     def reach(self, start: Point) -> set[tuple[int, int]]:
         """Items executed in the interval that begins at ``start``."""
+        return self._scan(start)[0]
+
+    def _scan(self, start: Point) -> tuple[set[tuple[int, int]], set[int]]:
+        """Items reached from ``start`` before a barrier, and the blocks left without one."""
         seen_blocks: set[int] = set()
         reached: set[tuple[int, int]] = set()
+        left: set[int] = set()
         work = [start]
         first = True
         while work:
@@ -64,10 +69,11 @@ class BarrierIntervals:
                     stopped = True
                     break
             if not stopped:
+                left.add(p.block)
                 for s in self.cfg.blocks[p.block].succs:
                     if s in self.live:
                         work.append(Point(s, -1))
-        return reached
+        return reached, left
 
     def reach_from(self, block: int, index: int) -> set[tuple[int, int]]:
         """Items a thread can execute after item (block, index) before its next barrier."""
@@ -83,23 +89,7 @@ class BarrierIntervals:
         """Can the function be left from the item without a barrier?"""
         if (block, index) in self.barrier_items:
             return False
-        seen: set[int] = set()
-        work = [Point(block, index)]
-        first = True
-        while work:
-            p = work.pop()
-            if not first:
-                if p.block in seen:
-                    continue
-                seen.add(p.block)
-            first = False
-            items = self.cfg.blocks[p.block].items
-            if any((p.block, i) in self.barrier_items for i in range(p.index + 1, len(items))):
-                continue
-            if p.block == self.cfg.exit:
-                return True
-            work.extend(Point(s, -1) for s in self.cfg.blocks[p.block].succs if s in self.live)
-        return False
+        return self.cfg.exit in self._scan(Point(block, index))[1]
 
     def loops_containing(self, block: int) -> list[Loop]:
         return [lp for lp in self.loops if block in lp.blocks]

@@ -186,6 +186,16 @@ class UniformityService:
             self._walks[root.key] = walked
         return walked
 
+    def main_file_sites(self, every_context: bool = False):
+        """Sites in this file's functions: once each (their first calling context), or in
+        every calling context, for rules that judge a call by its arguments or lanes."""
+        seen: set[int] = set()
+        for root in self.root_functions():
+            for site, frames in self.walk_sites(root):
+                if site.function.in_main_file and (every_context or site.node.id not in seen):
+                    seen.add(site.node.id)
+                    yield site, frames
+
     def _walk(self, analysis: FunctionAnalysis, frames: tuple[Frame, ...], active: set[str], budget):
         for site in analysis.sites:
             yield site, frames

@@ -12,39 +12,32 @@ class MaskMismatch(Check):
     name = "mask-mismatch"
 
     def run(self, ctx: CheckContext):
-        seen = set()
-        service = ctx.uniformity
-        for root in service.root_functions():
-            for site, frames in service.walk_sites(root):
-                mask = explicit_mask(site)
-                if mask is None or not site.function.in_main_file:
+        reported: set[int] = set()
+        for site, frames in ctx.uniformity.main_file_sites(every_context=True):
+            mask = explicit_mask(site)
+            if mask is None or site.node.id in reported:
+                continue
+            node, value = mask
+            m = mask_constant(value.const)
+            if m is None or m == FULL_MASK or value.from_activemask:
+                continue
+            lanes = active_lanes(site, frames)
+            if lanes is None:
+                continue
+            for warp, active in enumerate(lanes):
+                missing, extra = active & ~m, m & ~active
+                if not active or not (missing or extra):
                     continue
-                node, value = mask
-                m = mask_constant(value.const)
-                if m is None or m == FULL_MASK or value.from_activemask:
-                    continue
-                lanes = active_lanes(site, frames)
-                if lanes is None:
-                    continue
-                key = (site.node.line, site.node.col)
-                if key in seen:
-                    continue
-                for warp, active in enumerate(lanes):
-                    if not active:
-                        continue
-                    missing, extra = active & ~m, m & ~active
-                    if not (missing or extra):
-                        continue
-                    seen.add(key)
-                    where = "" if warp == 0 else f" in warp {warp}"
-                    problems = []
-                    if missing:
-                        problems.append(f"lanes {lane_list(missing)}{where} execute it but are not in the mask")
-                    if extra:
-                        problems.append(f"the mask names lanes {lane_list(extra)}, which never reach it{where}")
-                    message = (f"mask 0x{m:08x} of {site.prim.name} does not match the lanes that "
-                               f"execute the call: {'; '.join(problems)}")
-                    notes = [ctx.note(site.node, f"lanes that may execute it{where}: "
-                                                 f"{lane_list(active)} (0x{active:08x})")]
-                    yield ctx.finding(self, node, message, site.function.name, notes)
-                    break
+                where = "" if warp == 0 else f" in warp {warp}"
+                problems = []
+                if missing:
+                    problems.append(f"lanes {lane_list(missing)}{where} execute it but are not in the mask")
+                if extra:
+                    problems.append(f"the mask names lanes {lane_list(extra)}, which never reach it{where}")
+                message = (f"mask 0x{m:08x} of {site.prim.name} does not match the lanes that "
+                           f"execute the call: {'; '.join(problems)}")
+                notes = [ctx.note(site.node, f"lanes that may execute it{where}: "
+                                             f"{lane_list(active)} (0x{active:08x})")]
+                reported.add(site.node.id)
+                yield ctx.finding(self, node, message, site.function.name, notes)
+                break

@@ -25,19 +25,10 @@ class BadShuffleWidth(Check):
     name = "bad-shuffle-width"
 
     def run(self, ctx: CheckContext):
-        service = ctx.uniformity
-        seen = set()
-        for root in service.root_functions():
-            for site, _frames in service.walk_sites(root):
-                prim = site.prim
-                if prim is None or not site.function.in_main_file:
-                    continue
-                key = (site.node.line, site.node.col)
-                if key in seen:
-                    continue
-                finding = self._check(ctx, site, prim)
+        for site, _frames in ctx.uniformity.main_file_sites():
+            if site.prim is not None:
+                finding = self._check(ctx, site, site.prim)
                 if finding is not None:
-                    seen.add(key)
                     yield finding
 
     def _check(self, ctx: CheckContext, site, prim):
