@@ -319,7 +319,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
                     continue  # one finding per line and array: the first conflict found
                 if not block_concurrent(a, b):
                     continue
-                if _same_own_element(a, b):
+                if _same_own_element(a, b, ka.uses_y, ka.uses_z):
                     continue
                 verdict = _check_pair(ka, a, b)
                 if verdict is None:
@@ -332,16 +332,28 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
     return list(races.values())
 
 
-def _same_own_element(a: Access, b: Access) -> bool:
-    """Both index threadIdx.x plus the same uniform offset, in one scope: each thread touches
-    its own element, so no two threads meet (saves a solver call on the commonest pair)."""
-    if len(a.indices) != 1 or len(b.indices) != 1 or a.offset or b.offset or a.scope is not b.scope:
+def _same_own_element(a: Access, b: Access, uses_y: bool, uses_z: bool) -> bool:
+    """Both accesses use the same index, one that names the thread itself (threadIdx.x plus a
+    uniform offset; with threadIdx.y as another dimension in 2-D kernels): each thread touches
+    its own element, so no two threads meet. Saves the solver the commonest pair."""
+    if a.offset or b.offset or a.scope is not b.scope or len(a.indices) != len(b.indices) \
+            or not a.indices or uses_z:
         return False
-    (na, sa), (nb, sb) = a.indices[0], b.indices[0]
-    va, vb = sa.analysis.values.get(na.id), sb.analysis.values.get(nb.id)
-    if va is None or vb is None or not (va.lane_linear and vb.lane_linear):
-        return False
-    return _text(na) == _text(nb) and not (a.scope.inductions or a.scope.multi_defs & _refs(na))
+    loop_vars = set(a.scope.inductions) | a.scope.multi_defs
+    has_x = has_y = False
+    for (na, sa), (nb, _) in zip(a.indices, b.indices):
+        if _text(na) != _text(nb) or _refs(na) & loop_vars:
+            return False
+        value = sa.analysis.values.get(na.id)
+        has_x |= value is not None and value.lane_linear
+        has_y |= _is_thread_y(na)
+    return has_x and (has_y or not uses_y) and (len(a.indices) == 1 or has_y)
+
+
+def _is_thread_y(node: Node) -> bool:
+    node = _strip(node)
+    return node.kind == "MEMBER_REF_EXPR" and node.spelling == "y" and bool(node.children) and \
+        node.children[0].decl is not None and node.children[0].decl.name == "threadIdx"
 
 
 def _text(node: Node) -> str:
