@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from syncheck.ir.cfg import CFG
+from syncheck.ir.cfg import CFG, depth_first
 from syncheck.ir.nodes import Node
 
 
@@ -96,22 +96,8 @@ class BarrierIntervals:
 
     def _loops(self) -> list[Loop]:
         blocks = self.cfg.blocks
-        back_edges = []
-        on_stack, done = set(), set()
-        stack = [(self.cfg.entry, iter(blocks[self.cfg.entry].succs))]
-        on_stack.add(self.cfg.entry)
-        while stack:
-            b, it = stack[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                stack.pop()
-                on_stack.discard(b)
-                done.add(b)
-            elif nxt in on_stack:
-                back_edges.append((b, nxt))
-            elif nxt not in done and nxt in self.live:
-                on_stack.add(nxt)
-                stack.append((nxt, iter(blocks[nxt].succs)))
+        _, back_edges = depth_first(self.cfg.entry,
+                                    lambda b: [s for s in blocks[b].succs if s in self.live])
         loops: dict[int, set[int]] = {}
         for latch, header in back_edges:
             body = loops.setdefault(header, {header})

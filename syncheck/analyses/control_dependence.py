@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from syncheck.ir.cfg import CFG
+from syncheck.ir.cfg import CFG, depth_first
 
 
 def post_dominators(cfg: CFG, live: set[int]) -> dict[int, int | None]:
@@ -29,18 +29,7 @@ def post_dominators(cfg: CFG, live: set[int]) -> dict[int, int | None]:
             succs[b] = succs[b] + [cfg.exit]
             preds.setdefault(cfg.exit, []).append(b)
     # Cooper-Harvey-Kennedy on the reverse graph.
-    order: list[int] = []
-    seen = {cfg.exit}
-    stack2 = [(cfg.exit, iter(preds.get(cfg.exit, ())))]
-    while stack2:
-        b, it = stack2[-1]
-        nxt = next(it, None)
-        if nxt is None:
-            stack2.pop()
-            order.append(b)
-        elif nxt not in seen:
-            seen.add(nxt)
-            stack2.append((nxt, iter(preds.get(nxt, ()))))
+    order, _ = depth_first(cfg.exit, lambda b: preds.get(b, ()))
     order.reverse()
     index = {b: i for i, b in enumerate(order)}
     ipdom: dict[int, int | None] = {cfg.exit: cfg.exit}

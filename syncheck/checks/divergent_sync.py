@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from syncheck.analyses.divergence import PartialReach
+from syncheck.analyses.divergence import PartialReach, partial_reaches
 from syncheck.analyses.levels import Level
-from syncheck.checks.base import CheckContext
+from syncheck.checks.base import Check, CheckContext
 from syncheck.diagnostics import Note
 
 
@@ -69,6 +69,19 @@ def subject(reach: PartialReach) -> str:
     return f"the call to '{callee.name if callee else '?'}', which reaches {name} (line {reach.site.node.line}),"
 
 
-def allowed_for_tile(size: int | None) -> Level:
-    from syncheck.analyses.levels import group_level
-    return group_level(size or 32)
+class PartialReachCheck(Check):
+    """A rule about a synchronizing call reached by only part of its group. Subclasses say
+    which calls they judge and how coarse the control over them may be (``allowed``), and
+    word the finding (``explain``); the reach itself comes from the shared divergence service."""
+
+    def allowed(self, site) -> Level | None:
+        raise NotImplementedError
+
+    def explain(self, ctx: CheckContext, reach: PartialReach) -> str:
+        raise NotImplementedError
+
+    def run(self, ctx: CheckContext):
+        for reach in partial_reaches(ctx.uniformity, self.allowed):
+            if reach.anchor_function.in_main_file:
+                yield ctx.finding(self, reach.anchor, self.explain(ctx, reach),
+                                  reach.anchor_function.name, cause_notes(ctx, reach))

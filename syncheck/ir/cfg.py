@@ -43,21 +43,32 @@ class CFG:
         return seen
 
     def reverse_postorder(self) -> list[int]:
-        order: list[int] = []
-        seen: set[int] = set()
-        stack = [(self.entry, iter(self.blocks[self.entry].succs))]
-        seen.add(self.entry)
-        while stack:
-            b, it = stack[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                stack.pop()
-                order.append(b)
-            elif nxt not in seen:
-                seen.add(nxt)
-                stack.append((nxt, iter(self.blocks[nxt].succs)))
+        order, _ = depth_first(self.entry, lambda b: self.blocks[b].succs)
         order.reverse()
         return order
+
+
+def depth_first(start: int, successors) -> tuple[list[int], list[tuple[int, int]]]:
+    """Iterative depth-first search: the postorder, and the back edges (to a node on the stack)."""
+    order: list[int] = []
+    back: list[tuple[int, int]] = []
+    seen = {start}
+    on_stack = {start}
+    stack = [(start, iter(successors(start)))]
+    while stack:
+        b, it = stack[-1]
+        nxt = next(it, None)
+        if nxt is None:
+            stack.pop()
+            on_stack.discard(b)
+            order.append(b)
+        elif nxt in on_stack:
+            back.append((b, nxt))
+        elif nxt not in seen:
+            seen.add(nxt)
+            on_stack.add(nxt)
+            stack.append((nxt, iter(successors(nxt))))
+    return order, back
 
 
 _LOOPS = ("FOR_STMT", "WHILE_STMT", "DO_STMT", "CXX_FOR_RANGE_STMT")
