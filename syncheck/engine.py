@@ -224,6 +224,8 @@ def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileRes
     for check_cls in ALL_CHECKS:
         if check_cls.scope == "file" and settings.enabled(check_cls.code, check_cls.name):
             findings.extend(check_cls().run(ctx))
+    problems.extend(FileProblem(path, message, kind="note", line=line)
+                    for line, message in sorted(set(ctx.analysis_notes)))
     return FileResult(findings, problems, collect_facts(program, service, path),
                       _project_includes(parsed))
 

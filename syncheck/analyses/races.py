@@ -42,6 +42,13 @@ def _val(z3, v: int):
     return z3.BitVecVal(v, _BITS)
 
 
+# Deterministic solver budget (z3 resource units, not seconds): the same query gets the same
+# answer on a loaded machine. Queries seen on real code use at most ~1.4M units.
+RESOURCE_LIMIT = 4_000_000
+# A pair the solver could not decide within the budget (reported in a note, never a finding).
+UNDECIDED = "undecided"
+
+
 class _Unknown(Exception):
     """An expression the encoder cannot represent."""
 
@@ -295,10 +302,18 @@ class _Concurrency:
                    self._enters_free(a) and self._enters_free(b) for d in self.divergent)
 
 
-def find_races(program: Program, service: UniformityService, kernel: Function) -> list[Race]:
+@dataclass
+class RaceResult:
+    races: list[Race]
+    # Pairs the solver could not decide within its budget: said in a note, never guessed.
+    undecided: list[tuple[Access, Access]]
+
+
+def find_races(program: Program, service: UniformityService, kernel: Function) -> RaceResult:
     ka = KernelAccesses(program, service, kernel)
+    undecided: list[tuple[Access, Access]] = []
     if not any(a.write for a in ka.accesses):
-        return []
+        return RaceResult([], undecided)
     by_array: dict[str, list[Access]] = {}
     for a in ka.accesses:
         by_array.setdefault(a.array, []).append(a)
@@ -322,6 +337,9 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
                 if _same_own_element(a, b, ka.uses_y, ka.uses_z):
                     continue
                 verdict = _check_pair(ka, a, b)
+                if verdict == UNDECIDED:
+                    undecided.append((a, b))
+                    continue
                 if verdict is None:
                     continue
                 intra_only, example = verdict
@@ -329,7 +347,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
                     continue  # __syncwarp() orders the lanes of the warp here
                 shape, source = assumed_shape(ka)
                 races[(b.array, b.node.line)] = Race(a, b, intra_only, example, shape, source)
-    return list(races.values())
+    return RaceResult(list(races.values()), undecided)
 
 
 def _same_own_element(a: Access, b: Access, uses_y: bool, uses_z: bool) -> bool:
@@ -376,7 +394,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access):
     e1 = _Encoder(1, shared, _varying_loop_vars(ka, a, ka.block_intervals), dims)
     e2 = _Encoder(2, shared, _varying_loop_vars(ka, b, ka.block_intervals), dims)
     solver = z3.Solver()
-    solver.set("timeout", 2000)
+    solver.set("rlimit", RESOURCE_LIMIT)
     try:
         idx_a = _indices(e1, a)
         idx_b = _indices(e2, b)
@@ -425,7 +443,10 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access):
     solver.add(z3.Or(*[x != y for x, y in zip(e1.tid, e2.tid)]))
     solver.add(*guards)
     solver.add(*[x == y for x, y in zip(idx_a, idx_b)])
-    if solver.check() != z3.sat:
+    verdict = solver.check()
+    if verdict == z3.unknown:
+        return UNDECIDED
+    if verdict != z3.sat:
         return None
     # Is there a conflict between threads of different warps?
     warp = lambda e: (e.tid[0] / 32, e.tid[1], e.tid[2]) if not shape else (e.linear() / 32,)
@@ -433,8 +454,9 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access):
     solver.push()
     solver.add(across)
     inter = solver.check() == z3.sat
-    solver.pop()
-    return (not inter, _smallest_example(solver, across if inter else None, e1, e2))
+    if not inter:
+        solver.pop()
+    return (not inter, _smallest_example(solver, e1, e2))
 
 
 def canonical_shape(ka: KernelAccesses) -> tuple[int, int, int]:
@@ -465,20 +487,33 @@ def _indices(enc: _Encoder, acc: Access):
     return out
 
 
-def _smallest_example(solver, extra, e1: _Encoder, e2: _Encoder):
-    """The example pair with the lowest thread ids: the same answer whatever the solver saw
-    before (so output does not depend on -j or on the order files are analyzed in)."""
+def _smallest_example(solver, e1: _Encoder, e2: _Encoder):
+    """The example pair with the lowest thread ids, in lexicographic order (z, y, x of the
+    first thread, then of the second): the same answer whatever the solver saw before, so
+    output does not depend on -j or on the order files are analyzed in. Each coordinate is
+    fixed in turn by bisection on the incremental solver (much cheaper than z3's Optimize)."""
     z3 = _z3()
-    opt = z3.Optimize()
-    opt.set("timeout", 2000)
-    opt.add(*solver.assertions())
-    if extra is not None:
-        opt.add(extra)
+    fixed = 0
     for t in (e1.tid[2], e1.tid[1], e1.tid[0], e2.tid[2], e2.tid[1], e2.tid[0]):
-        opt.minimize(t)
-    if opt.check() != z3.sat:
-        return None
-    return _example(opt.model(), e1, e2)
+        low, high = 0, 1023  # thread indices are below 1024 in every dimension
+        while low < high:
+            mid = (low + high) // 2
+            solver.push()
+            solver.add(z3.ULE(t, mid))
+            found = solver.check() == z3.sat
+            solver.pop()
+            if found:
+                high = mid
+            else:
+                low = mid + 1
+        solver.push()
+        fixed += 1
+        solver.add(t == low)
+    ok = solver.check() == z3.sat
+    model = solver.model() if ok else None
+    for _ in range(fixed):
+        solver.pop()
+    return _example(model, e1, e2) if model is not None else None
 
 
 def _example(model, e1: _Encoder, e2: _Encoder):

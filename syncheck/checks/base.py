@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Iterable
 
 from syncheck.analyses.uniformity import UniformityService
@@ -17,6 +17,8 @@ class CheckContext:
     program: Program
     uniformity: UniformityService
     path: str  # as the user named it, for output
+    # (line, message): what an analysis could not decide, shown to the user as notes
+    analysis_notes: list[tuple[int, str]] = field(default_factory=list)
 
     def text(self, node: Node) -> str:
         return source_text(self.program.source_lines, node)

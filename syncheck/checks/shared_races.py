@@ -13,7 +13,14 @@ def kernel_races(ctx: CheckContext):
         cache = []
         for fn in ctx.program.functions.values():
             if fn.kind == "kernel" and fn.body is not None and fn.in_main_file and not fn.has_errors:
-                cache.extend((fn, r) for r in find_races(ctx.program, ctx.uniformity, fn))
+                result = find_races(ctx.program, ctx.uniformity, fn)
+                cache.extend((fn, r) for r in result.races)
+                for a, b in result.undecided:
+                    ctx.analysis_notes.append((b.node.line, (
+                        f"'{fn.name}': whether '{ctx.text(a.node)}' (line {a.line}) and "
+                        f"'{ctx.text(b.node)}' (line {b.line}) can touch the same element of "
+                        f"shared '{a.name}' was not decided within the solver's budget; no "
+                        f"finding is reported for this pair")))
         ctx._races = cache
     return cache
 
