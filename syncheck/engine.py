@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
-import signal
+import stat
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -19,6 +20,9 @@ from syncheck.diagnostics import FileProblem, Finding, Report, Severity
 from syncheck.frontend.parse import CompileDatabase, ParseOptions, parse_source
 from syncheck.ir.program import build_program
 from syncheck.project import FileFacts, collect_facts
+from syncheck.results import FileResult
+from syncheck.safe_io import MAX_FILE_BYTES, UnsafeFileError, describe_kind, read_regular_file
+from syncheck.workers import Limits, WorkerPool
 
 # Lowering and the analyses recurse over syntax trees; clang itself stops at 256 nested
 # brackets, which needs more than Python's default depth.
@@ -30,7 +34,6 @@ PYTHON_SUFFIXES = (".py",)
 # Host C++ and Python files matter only when they launch kernels: a cheap text test.
 _HOST_MARKERS = (b"cudaLaunch", b"cuLaunch", b"<<<")
 _PYTHON_MARKERS = (b"RawKernel", b"RawModule")
-MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
 @dataclass
@@ -45,7 +48,12 @@ class Settings:
     report_unused_suppressions: bool = False
     jobs: int = 1
     cache_dir: str | None = None   # None: no cache
-    timeout: float | None = 120.0  # seconds per file
+    timeout: float | None = 120.0  # wall seconds per file (enforced by killing its worker)
+    memory_limit_mb: int | None = 2048  # address space per worker process
+    isolate: bool = True  # analyze in worker processes (False: in this process, no limits)
+
+    def limits(self) -> Limits:
+        return Limits(wall_seconds=self.timeout, memory_mb=self.memory_limit_mb)
 
     def cache_key(self) -> str:
         return repr((self.select, self.ignore, self.parse, self.block_dim,

@@ -89,6 +89,17 @@ class Value:
     per_thread: tuple | None = None
     # Derived from __activemask(): not a convergence guarantee (SYN206).
     from_activemask: bool = False
+    # The value as c.x*threadIdx.x + c.y*threadIdx.y + c.z*threadIdx.z + rest, when it has
+    # that form: ((cx, cy, cz), level of rest). Differences that cancel the thread part
+    # (``j - threadIdx.x`` with ``j = base + threadIdx.x``) are then as uniform as the rest.
+    affine: tuple[tuple[int, int, int], Level] | None = None
+
+    def thread_affine(self) -> tuple[tuple[int, int, int], Level] | None:
+        if self.affine is not None:
+            return self.affine
+        if self.level <= Level.BLOCK:
+            return (0, 0, 0), self.level
+        return None
 
     def join(self, other: "Value") -> "Value":
         if self == other:
@@ -106,6 +117,7 @@ class Value:
             group_size=self.group_size if self.group_size == other.group_size else None,
             per_thread=self.per_thread if self.per_thread == other.per_thread else None,
             from_activemask=self.from_activemask or other.from_activemask,
+            affine=_join_affine(self.thread_affine(), other.thread_affine()) if level > Level.BLOCK else None,
         )
 
     def at_least(self, level: Level, origin: Origin | None) -> "Value":
@@ -114,6 +126,13 @@ class Value:
             return self
         return Value(level=level, origin=origin, aligned=False,
                      from_activemask=self.from_activemask)
+
+
+def _join_affine(a, b):
+    """Merging two affine forms keeps the thread part only when both have the same one."""
+    if a is None or b is None or a[0] != b[0]:
+        return None
+    return a[0], Level(max(a[1], b[1]))
 
 
 UNIFORM = Value()

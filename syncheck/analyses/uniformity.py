@@ -159,8 +159,9 @@ class UniformityService:
 
     def _find_roots(self) -> list[Function]:
         # Functions with syntax errors are left out: their recovered bodies would mislead.
+        generic = self.program.analyzed_generically
         roots = [f for f in self.program.functions.values()
-                 if f.kind == "kernel" and f.body and not f.has_errors]
+                 if f.kind == "kernel" and f.body and not f.has_errors and generic(f)]
         called: set[str] = set()
         for f in self.program.functions.values():
             if f.body is None or not f.runs_on_device:
@@ -172,7 +173,7 @@ class UniformityService:
                         called.add(target.key)
         for f in self.program.functions.values():
             if f.body and f.kind in ("device", "host_device") and f.key not in called \
-                    and not f.has_errors:
+                    and not f.has_errors and generic(f):
                 roots.append(f)
         return roots
 
@@ -225,6 +226,7 @@ def effective_controllers(site: Site, frames: tuple[Frame, ...]) -> list[tuple[i
 
 _ARITH = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", ">", "<=", ">=", "==",
           "!=", "&&", "||", "<=>", ","}
+_EXACT_COMPOUND = {"+=", "-=", "*="}
 _ASSIGN_OPS = {"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="}
 _CASTS = {"CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR",
           "CXX_REINTERPRET_CAST_EXPR", "CXX_CONST_CAST_EXPR", "PAREN_EXPR", "UNEXPOSED_EXPR",
@@ -518,16 +520,18 @@ class _FunctionAnalyzer:
         what = f"{name}.{member}" if member else name
         origin = Origin(((what, line),))
         if name == "threadIdx":
+            axis_part = {"x": (1, 0, 0), "y": (0, 1, 0), "z": (0, 0, 1)}.get(member)
+            affine = (axis_part, Level.UNIFORM) if axis_part else None
             if member == "x":
-                return Value(Level.THREAD, lane_linear=True, origin=origin,
+                return Value(Level.THREAD, lane_linear=True, origin=origin, affine=affine,
                              per_thread=PT.thread_range(min(shape.block_dim[0], 1024) if shape.block_dim
                                                         else 1024) if shape.x_multiple_of_32 else None)
             if member == "":
                 return Value(Level.THREAD, origin=origin)
             dims = shape.block_dim
             if dims and dims[0] % 32 == 0 or (dims is None and shape.x_multiple_of_32):
-                return Value(Level.WARP, origin=origin)
-            return Value(Level.THREAD, origin=origin)
+                return Value(Level.WARP, origin=origin, affine=affine)
+            return Value(Level.THREAD, origin=origin, affine=affine)
         if name == "blockIdx":
             return Value(Level.BLOCK, origin=origin)
         if name == "blockDim":
@@ -633,6 +637,11 @@ class _FunctionAnalyzer:
         lhs, rhs = node.children
         if op in _ASSIGN_OPS:
             v = self.eval(rhs)
+            if op in _EXACT_COMPOUND and self._is_local(lhs):
+                # x += step: the new value is exactly x + step (keeps affine forms in loops)
+                v = self._combine(op[:-1], self.eval(lhs), v, node)
+                self._assign(lhs, v, compound=False)
+                return v
             if op != "=":
                 v = v.join(self.eval(lhs))
             else:
@@ -649,6 +658,13 @@ class _FunctionAnalyzer:
         return self._combine(op, a, b, node)
 
     _e_COMPOUND_ASSIGNMENT_OPERATOR = _e_BINARY_OPERATOR
+
+    @staticmethod
+    def _is_local(target: Node) -> bool:
+        while target.kind in _CASTS and target.children:
+            target = target.children[-1]
+        return target.kind == "DECL_REF_EXPR" and target.decl is not None and \
+            target.decl.storage in ("local", "param")
 
     def _combine(self, op: str, a: Value, b: Value, node: Node) -> Value:
         const = fold(op, a.const, b.const, node.type)
@@ -696,9 +712,24 @@ class _FunctionAnalyzer:
                 (b.per_thread is not None or b.const is not None):
             per_thread = PT.binary(op, a.per_thread if a.per_thread is not None else a.const,
                                    b.per_thread if b.per_thread is not None else b.const, node.type)
+        affine = None
+        fa, fb = a.thread_affine(), b.thread_affine()
+        if fa is not None and fb is not None and level > Level.BLOCK:
+            rest = Level(max(fa[1], fb[1]))
+            if op in ("+", "-"):
+                sign = 1 if op == "+" else -1
+                part = tuple(x + sign * y for x, y in zip(fa[0], fb[0]))
+                affine = (part, rest)
+                if not any(part):  # the thread parts cancel
+                    level, affine = rest, None
+            elif op == "*" and (isinstance(a.const, int) or isinstance(b.const, int)):
+                scale, form = (a.const, fb) if isinstance(a.const, int) else (b.const, fa)
+                affine = (tuple(scale * x for x in form[0]), rest)
+            elif op in ("<", "<=", ">", ">=", "==", "!=") and fa[0] == fb[0]:
+                level, affine = rest, None  # both sides carry the same thread part
         return Value(Level(level), const, lane_linear, aligned,
                      origin if level > Level.UNIFORM else None, per_thread=per_thread,
-                     from_activemask=a.from_activemask or b.from_activemask)
+                     from_activemask=a.from_activemask or b.from_activemask, affine=affine)
 
     def _e_UNARY_OPERATOR(self, node):
         op = node.op

@@ -39,7 +39,8 @@ class CheckContext:
         for rules that judge a call by itself rather than by where it is reached from."""
         from syncheck.analyses import primitives as P
         for fn in self.program.functions.values():
-            if not fn.in_main_file or not fn.runs_on_device or fn.has_errors or fn.body is None:
+            if not fn.in_main_file or not fn.runs_on_device or fn.has_errors or fn.body is None \
+                    or not self.program.analyzed_generically(fn):
                 continue
             for node in fn.body.walk():
                 if node.kind == "CALL_EXPR":

@@ -34,6 +34,11 @@ def _lib():
     lib.clang_EvalResult_getAsDouble.restype = ctypes.c_double
     lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
     lib.clang_EvalResult_dispose.restype = None
+    lib.clang_getNumOverloadedDecls.argtypes = [ci.Cursor]
+    lib.clang_getNumOverloadedDecls.restype = ctypes.c_uint
+    lib.clang_getOverloadedDecl.argtypes = [ci.Cursor, ctypes.c_uint]
+    lib.clang_getOverloadedDecl.restype = ci.Cursor
+    lib.clang_getOverloadedDecl.errcheck = ci.Cursor.from_result
     return lib
 
 
@@ -86,3 +91,29 @@ def evaluate(cursor: ci.Cursor) -> int | float | None:
 def specialized_template(cursor: ci.Cursor) -> ci.Cursor | None:
     tmpl = ci.conf.lib.clang_getSpecializedCursorTemplate(cursor)
     return tmpl
+
+
+def overloaded_decls(cursor: ci.Cursor) -> list[ci.Cursor]:
+    """The candidates an unresolved (dependent) name in a template may call."""
+    lib = _lib()
+    return [lib.clang_getOverloadedDecl(cursor, i) for i in range(lib.clang_getNumOverloadedDecls(cursor))]
+
+
+def template_arguments(cursor: ci.Cursor) -> str:
+    """'<float, 12>' for a function template specialization; '' when there is none."""
+    try:
+        count = cursor.get_num_template_arguments()
+    except Exception:  # older bindings
+        return ""
+    if count <= 0:
+        return ""
+    parts = []
+    for i in range(count):
+        kind = cursor.get_template_argument_kind(i)
+        if kind == ci.TemplateArgumentKind.INTEGRAL:
+            parts.append(str(cursor.get_template_argument_value(i)))
+        elif kind == ci.TemplateArgumentKind.TYPE:
+            parts.append(cursor.get_template_argument_type(i).spelling)
+        else:
+            parts.append("...")
+    return "<" + ", ".join(parts) + ">"

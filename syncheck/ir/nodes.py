@@ -29,6 +29,7 @@ _STATEMENTS = {K.COMPOUND_STMT, K.DECL_STMT, K.IF_STMT, K.FOR_STMT, K.WHILE_STMT
                K.RETURN_STMT, K.NULL_STMT, K.CXX_FOR_RANGE_STMT, K.GOTO_STMT}
 _REF_KINDS = {K.DECL_REF_EXPR, K.MEMBER_REF_EXPR, K.CALL_EXPR, K.OVERLOADED_DECL_REF}
 _LITERALS = {K.INTEGER_LITERAL, K.FLOATING_LITERAL, K.CHARACTER_LITERAL, K.CXX_BOOL_LITERAL_EXPR}
+_LITERAL_NAMES = {k.name for k in _LITERALS}
 _MODEL_PREFIX = str(MODEL_DIR)
 
 
@@ -47,6 +48,9 @@ class Decl:
     file: str
     value: int | None = None  # enum constants and constant-initialized variables
     is_const: bool = False
+    # For a function template specialization: its own USR (``key`` names the template), so
+    # that a call can reach the instantiation the translation unit created.
+    instance: str = ""
 
 
 class Node:
@@ -98,6 +102,8 @@ class Lowerer:
         self._decls: dict[int, Decl] = {}
         self._qualified: dict[int, str] = {}
         self.lambdas: list[Node] = []
+        # Function template specializations referenced by lowered code: USR -> cursor.
+        self.instantiations: dict[str, ci.Cursor] = {}
 
     # -- declarations --
     def qualified_name(self, cursor: ci.Cursor) -> str:
@@ -128,6 +134,11 @@ class Lowerer:
         tmpl = clang_api.specialized_template(cursor) if kind in (
             K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR) else None
         identity = tmpl if tmpl is not None else cursor
+        instance = ""
+        if tmpl is not None and tmpl != cursor:
+            instance = cursor.get_usr()
+            if instance:
+                self.instantiations.setdefault(instance, cursor)
         key = identity.get_usr() or f"{identity.location.file}:{identity.location.line}:{identity.location.column}:{identity.spelling}"
         loc = identity.location
         file = loc.file.name if loc.file is not None else ""
@@ -155,7 +166,8 @@ class Lowerer:
             storage = "other"
         decl = Decl(kind=kind.name, name=cursor.spelling, key=key, storage=storage,
                     type=cursor.type.spelling, qualified=self.qualified_name(identity),
-                    in_model=model, line=loc.line, file=file, value=value, is_const=is_const)
+                    in_model=model, line=loc.line, file=file, value=value, is_const=is_const,
+                    instance=instance)
         self._decls[h] = decl
         return decl
 
@@ -218,10 +230,34 @@ class Lowerer:
         elif kind in (K.VAR_DECL, K.PARM_DECL):
             node.decl = self.decl_of(cursor)
         node.children = [self.lower(c) for c in children]
+        if kind == K.CALL_EXPR and node.decl is None:
+            node.decl = self._dependent_callee(cursor)
+        elif kind == K.DECL_REF_EXPR and not node.spelling and len(node.children) == 1 \
+                and node.children[0].kind in _LITERAL_NAMES:
+            # A template argument substituted into an instantiated body: its value.
+            literal = node.children[0]
+            literal.line, literal.col, literal.start = node.line, node.col, node.start
+            literal.end_line, literal.end_col, literal.end = node.end_line, node.end_col, node.end
+            return literal
         if kind == K.LAMBDA_EXPR:
             self.lambdas.append(node)
         self._assign_roles(node, cursor)
         return node
+
+    def _dependent_callee(self, call: ci.Cursor) -> Decl | None:
+        """The function a dependent call in an uninstantiated template names: the first of
+        its candidates (overloads share the name that rules and summaries go by)."""
+        stack = list(call.get_children())[:1]
+        for _ in range(4):
+            if not stack:
+                return None
+            cur = stack.pop()
+            if cur.kind == K.OVERLOADED_DECL_REF:
+                candidates = [c for c in clang_api.overloaded_decls(cur)
+                              if c.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD)]
+                return self.decl_of(candidates[0]) if candidates else None
+            stack.extend(list(cur.get_children())[:1])
+        return None
 
     def _literal_value(self, cursor: ci.Cursor, kind) -> int | float | None:
         if kind == K.CXX_BOOL_LITERAL_EXPR:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import clang.cindex as ci
 
+from syncheck.frontend import clang_api
 from syncheck.frontend.parse import ParsedFile
 from syncheck.ir.nodes import Decl, Lowerer, Node, in_model_header
 
@@ -19,6 +20,9 @@ _CONTAINER_KINDS = {K.NAMESPACE, K.LINKAGE_SPEC, K.CLASS_DECL, K.STRUCT_DECL, K.
 _BLOCK_PIN = re.compile(
     r"syncheck:\s*block[-_ ]?dim\s*[=(]?\s*(\d+)(?:\s*[,x]\s*(\d+))?(?:\s*[,x]\s*(\d+))?", re.I)
 _LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\(\s*(\d+)")
+
+# Instantiations lowered per translation unit: template-heavy libraries create thousands.
+MAX_INSTANTIATIONS = 256
 
 CONFIG_CALLS = {"cudaConfigureCall", "__cudaPushCallConfiguration"}
 LAUNCH_APIS = {"cudaLaunchKernel", "cudaLaunchCooperativeKernel", "cudaLaunchKernelEx",
@@ -51,6 +55,9 @@ class Function:
     block_dim: tuple[int, int, int] | None = None  # pinned by a comment or config
     has_errors: bool = False
     in_main_file: bool = True
+    # For an instantiation of a function template: the template's key (the generic body is
+    # then analyzed only through its instantiations).
+    instance_of: str | None = None
     # Host functions are lowered only when something asks for their body (most host code
     # is never looked at: only launches and the values that size them are).
     _lower: object = None
@@ -95,15 +102,25 @@ class Program:
     launches: list[LaunchSite]
     source_lines: list[str]
 
+    instantiated: set[str] = field(default_factory=set)  # templates with instantiations
+
     @property
     def kernels(self) -> list[Function]:
         return [f for f in self.functions.values() if f.kind == "kernel"]
 
+    def analyzed_generically(self, fn: Function) -> bool:
+        """Is this function analyzed as it is written? A template the translation unit
+        instantiates is analyzed through its instantiations instead."""
+        return fn.key not in self.instantiated
+
     def resolve_call(self, decl: Decl | None) -> Function | None:
-        """The analyzed function a call goes to (plain, template, method or lambda)."""
+        """The analyzed function a call goes to (an instantiation, plain, template, method
+        or lambda)."""
         if decl is None:
             return None
-        fn = self.functions.get(decl.key)
+        fn = self.functions.get(decl.instance) if decl.instance else None
+        if fn is None:
+            fn = self.functions.get(decl.key)
         if fn is None and decl.name == "operator()":
             fn = self.functions.get(lambda_key(decl.file, decl.line))
         return fn
@@ -147,7 +164,33 @@ class ProgramBuilder:
             if fn.kind in ("host", "host_device") and fn.mentions("<<<", "cudaLaunch", "cuLaunch") \
                     and fn.body is not None:
                 launches.extend(self._launches(fn))
-        return Program(self.parsed.path, self.functions, launches, self.lines)
+        instantiated = self._add_instantiations()
+        return Program(self.parsed.path, self.functions, launches, self.lines, instantiated)
+
+    def _add_instantiations(self) -> set[str]:
+        """Lower the device-code instantiations that lowered code refers to (launches of
+        kernel templates, calls from instantiated or plain code), with their template
+        arguments bound, up to a bound per translation unit."""
+        templates: set[str] = set()
+        done: set[str] = set()
+        while len(done) < MAX_INSTANTIATIONS:
+            pending = [(usr, c) for usr, c in self.lowerer.instantiations.items() if usr not in done]
+            if not pending:
+                break
+            for usr, cursor in pending[:MAX_INSTANTIATIONS - len(done)]:
+                done.add(usr)
+                definition = cursor.get_definition()
+                if definition is None or usr in self.functions:
+                    continue
+                f = definition.location.file
+                if f is None or not _is_project_file(f.name) or definition.location.is_in_system_header:
+                    continue
+                if _function_kind(definition) == "host":
+                    continue
+                fn = self._add_function(definition, instance=usr)
+                if fn is not None:
+                    templates.add(fn.instance_of)
+        return templates
 
     def _collect(self, cursor: ci.Cursor) -> None:
         for child in cursor.get_children():
@@ -165,7 +208,7 @@ class ProgramBuilder:
                     continue
                 self._add_function(child)
 
-    def _add_function(self, cursor: ci.Cursor) -> None:
+    def _add_function(self, cursor: ci.Cursor, instance: str = "") -> Function | None:
         body_cursor = None
         params: list[Param] = []
         for c in cursor.get_children():
@@ -174,15 +217,19 @@ class ProgramBuilder:
             elif c.kind == K.PARM_DECL:
                 params.append(Param(c.spelling, c.get_usr() or c.spelling, c.type.spelling))
         if body_cursor is None:
-            return
+            return None
         decl = self.lowerer.decl_of(cursor)
         loc = cursor.location
         in_main = os.path.abspath(loc.file.name) == self.main
+        name = cursor.spelling
+        if instance:
+            name += clang_api.template_arguments(cursor)
         fn = Function(
-            key=decl.key, name=cursor.spelling, qualified=decl.qualified,
+            key=instance or decl.key, name=name, qualified=decl.qualified,
             kind=_function_kind(cursor), file=loc.file.name, line=loc.line, col=loc.column,
             end_line=cursor.extent.end.line, params=params, body_node=None,
             is_template=cursor.kind == K.FUNCTION_TEMPLATE, in_main_file=in_main,
+            instance_of=decl.key if instance else None,
         )
         if in_main:
             fn.text = "\n".join(self.lines[max(0, fn.line - 1):fn.end_line])
@@ -196,14 +243,15 @@ class ProgramBuilder:
             fn.has_errors = any(fn.line <= ln <= fn.end_line for ln in self.error_lines)
         self.functions[fn.key] = fn
         if fn.has_errors:
-            return  # a body clang could not parse is not analyzed (nor lowered)
+            return fn  # a body clang could not parse is not analyzed (nor lowered)
         if fn.kind == "host":  # lowered on demand; its lambdas run on the host too
             fn._lower = lambda: self.lowerer.lower(body_cursor)
-            return
+            return fn
         first_lambda = len(self.lowerer.lambdas)
         fn.body = self.lowerer.lower(body_cursor)
         for lam in self.lowerer.lambdas[first_lambda:]:
             self._add_lambda(lam, fn)
+        return fn
 
     def _pinned_block_dim(self, fn: Function, body_line: int) -> tuple[int, int, int] | None:
         for ln in range(max(0, fn.line - 4), min(len(self.lines), body_line + 2)):
