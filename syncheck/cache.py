@@ -3,19 +3,47 @@
 Key: syncheck's version and model headers, the settings, the path and the file's bytes. An
 entry also records the hashes of the project headers the file included, and is used only
 if they are unchanged.
+
+Entries are JSON, validated field by field on load (syncheck.results): whoever can write to
+the cache directory can at most make syncheck miss, never run code. Anything unreadable or
+of the wrong shape is a miss. The default directory is the user's cache directory, keyed by
+the project root, so a repository cannot ship entries of its own.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
-import pickle
+import sys
 from pathlib import Path
 
 from syncheck import __version__
+from syncheck.results import FileResult, ResultFormatError, decode_result, encode_result
+from syncheck.safe_io import read_regular_file
 
-DEFAULT_DIR = ".syncheck_cache"
+# An entry larger than this is not ours (results are a few KiB): a miss, not a read.
+MAX_ENTRY_BYTES = 16 * 1024 * 1024
+
+
+def user_cache_root() -> Path:
+    """$XDG_CACHE_HOME/syncheck (or the platform's equivalent)."""
+    if sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    elif os.name == "nt":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME", "")
+        base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / "syncheck"
+
+
+def default_cache_dir(project_root: str) -> str:
+    """The cache folder for a project: one per project root, outside the project."""
+    real = os.path.realpath(project_root)
+    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return str(user_cache_root() / digest)
 
 
 @functools.cache
@@ -31,8 +59,7 @@ def _tool_hash() -> str:
 
 def _file_hash(path: str) -> str | None:
     try:
-        with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()
+        return hashlib.sha256(read_regular_file(path)).hexdigest()
     except OSError:
         return None
 
@@ -46,28 +73,47 @@ class Cache:
     def key(self, path: str, source: bytes) -> str:
         h = hashlib.sha256()
         for part in (_tool_hash(), self.settings_key, path, os.path.abspath(path)):
-            h.update(part.encode())
+            h.update(part.encode("utf-8", "surrogateescape"))
             h.update(b"\0")
         h.update(source)
         return h.hexdigest()
 
-    def get(self, key: str):
-        entry = self.dir / key[:2] / key
-        try:
-            with open(entry, "rb") as f:
-                deps, result = pickle.load(f)
-        except (OSError, pickle.PickleError, EOFError, ValueError, AttributeError):
+    def get(self, key: str) -> FileResult | None:
+        result = self._load(self.dir / key[:2] / f"{key}.json")
+        if result is None:
             self.misses += 1
-            return None
-        if any(_file_hash(p) != h for p, h in deps):
-            self.misses += 1
-            return None
-        self.hits += 1
+        else:
+            self.hits += 1
         return result
 
-    def put(self, key: str, result, dependencies: list[str]) -> None:
-        deps = [(p, _file_hash(p)) for p in dependencies]
+    def _load(self, entry: Path) -> FileResult | None:
+        try:
+            data = json.loads(read_regular_file(str(entry), MAX_ENTRY_BYTES))
+        except (OSError, ValueError, RecursionError):
+            return None
+        if not isinstance(data, dict) or set(data) != {"dependencies", "entry"}:
+            return None
+        deps = data["dependencies"]
+        if not isinstance(deps, list) or not all(
+                isinstance(d, list) and len(d) == 2 and isinstance(d[0], str)
+                and (d[1] is None or isinstance(d[1], str)) for d in deps):
+            return None
+        try:
+            result = decode_result(data["entry"])
+        except ResultFormatError:
+            return None
+        if any(_file_hash(p) != h for p, h in deps):
+            return None
+        return result
+
+    def put(self, key: str, result: FileResult, dependencies: list[str]) -> None:
+        deps = [[p, _file_hash(p)] for p in dependencies]
         folder = self.dir / key[:2]
+        try:
+            text = json.dumps({"dependencies": deps, "entry": encode_result(result)},
+                              separators=(",", ":"))
+        except (TypeError, ValueError):
+            return  # a result that cannot be encoded is simply not cached
         try:
             folder.mkdir(parents=True, exist_ok=True)
             if not (self.dir / "CACHEDIR.TAG").exists():
@@ -75,8 +121,8 @@ class Cache:
                     "Signature: 8a477f597d28d172789f06886806bc55\n# syncheck cache\n")
                 (self.dir / ".gitignore").write_text("*\n")
             tmp = folder / f".{key}.{os.getpid()}"
-            with open(tmp, "wb") as f:
-                pickle.dump((deps, result), f)
-            os.replace(tmp, folder / key)
+            with open(tmp, "w", encoding="ascii") as f:
+                f.write(text)
+            os.replace(tmp, folder / f"{key}.json")
         except OSError:
-            pass  # a read-only tree just runs without the cache
+            pass  # a read-only location just runs without the cache

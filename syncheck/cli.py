@@ -9,8 +9,12 @@ import sys
 from syncheck import __version__
 from syncheck.checks.registry import ALL_CHECKS
 from syncheck.engine import Settings, analyze_paths
-from syncheck.frontend.parse import CompileDatabase, ParseOptions
+from syncheck.cache import default_cache_dir
+from syncheck.frontend.parse import ParseOptions
 from syncheck.rules_doc import all_docs, doc_for
+from syncheck.workers import Limits
+
+DEFAULT_LIMITS = Limits()
 
 
 def _codes(value: str) -> tuple[str, ...]:
@@ -22,6 +26,26 @@ def _block_dim(value: str) -> tuple[int, int, int]:
     if not 1 <= len(parts) <= 3 or any(p <= 0 for p in parts):
         raise argparse.ArgumentTypeError("expected X[,Y[,Z]] with positive sizes, e.g. 256 or 16,16")
     return tuple(parts + [1] * (3 - len(parts)))  # type: ignore[return-value]
+
+
+def _non_negative_seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {value!r}") from None
+    if not seconds >= 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds >= 0, got {value!r}")
+    return seconds
+
+
+def _non_negative_mib(value: str) -> int:
+    try:
+        mib = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of MiB, got {value!r}") from None
+    if mib < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of MiB >= 0, got {value!r}")
+    return mib
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,9 +72,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--isolated", action="store_true", help="ignore configuration files")
     p.add_argument("-j", "--jobs", type=int, metavar="N", help="analyze N files in parallel")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
-    p.add_argument("--cache-dir", metavar="DIR", help="where the cache lives (default .syncheck_cache)")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="S",
-                   help="stop analyzing a file after S seconds (default 120)")
+    p.add_argument("--cache-dir", metavar="DIR", help="where the cache lives (default: a folder "
+                   "for this project in the user cache directory, e.g. ~/.cache/syncheck)")
+    p.add_argument("--timeout", type=_non_negative_seconds, metavar="S",
+                   help="stop analyzing a file after S seconds of wall time; 0: no limit "
+                        f"(default {DEFAULT_LIMITS.wall_seconds:g})")
+    p.add_argument("--memory-limit", type=_non_negative_mib, metavar="MIB",
+                   help="stop analyzing a file whose worker process needs more than MIB MiB of "
+                        f"address space; 0: no limit (default {DEFAULT_LIMITS.memory_mb})")
     p.add_argument("--report-unused-suppressions", action="store_true",
                    help="report suppression comments that silence nothing (SYN001)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
@@ -109,33 +138,31 @@ def main(argv: list[str] | None = None) -> int:
         text, code = _explain(args.explain)
         (out if code == 0 else sys.stderr).write(text)
         return code
+    from syncheck.compile_database import CompileDatabaseError, load_compile_database
     if not args.paths and args.compile_commands:
         try:
-            args.paths = sorted(CompileDatabase.load(args.compile_commands).entries)
-        except (OSError, ValueError, KeyError) as e:
-            sys.stderr.write(f"syncheck: error: cannot read {args.compile_commands}: {e}\n")
+            args.paths = sorted(load_compile_database(args.compile_commands).entries)
+        except CompileDatabaseError as e:
+            sys.stderr.write(f"syncheck: error: {e}\n")
             return 2
     if not args.paths:
         parser.print_usage(sys.stderr)
         sys.stderr.write("syncheck: error: no PATH given\n")
         return 2
     db = None
-    if args.compile_commands:
-        try:
-            db = CompileDatabase.load(args.compile_commands)
-        except (OSError, ValueError, KeyError) as e:
-            sys.stderr.write(f"syncheck: error: cannot read {args.compile_commands}: {e}\n")
-            return 2
-    else:
-        for path in args.paths:
-            candidate = os.path.join(path if os.path.isdir(path) else os.path.dirname(path) or ".",
-                                     "compile_commands.json")
-            if os.path.isfile(candidate):
-                try:
-                    db = CompileDatabase.load(candidate)
-                except (OSError, ValueError, KeyError):
-                    db = None
-                break
+    try:
+        if args.compile_commands:
+            db = load_compile_database(args.compile_commands)
+        else:
+            for path in args.paths:
+                candidate = os.path.join(path if os.path.isdir(path) else os.path.dirname(path) or ".",
+                                         "compile_commands.json")
+                if os.path.lexists(candidate):
+                    db = load_compile_database(candidate)
+                    break
+    except CompileDatabaseError as e:
+        sys.stderr.write(f"syncheck: error: {e}\n")
+        return 2
     from pathlib import Path
 
     from syncheck.config import ConfigError, FileConfig, load, load_file
@@ -155,9 +182,10 @@ def main(argv: list[str] | None = None) -> int:
         config_root=str(cfg.root) if cfg.root else None,
         report_unused_suppressions=args.report_unused_suppressions or cfg.report_unused_suppressions,
         jobs=max(1, args.jobs or cfg.jobs or 1),
-        cache_dir=None if args.no_cache else (args.cache_dir or os.path.join(
-            str(cfg.root) if cfg.root else os.getcwd(), ".syncheck_cache")),
-        timeout=args.timeout if args.timeout > 0 else None)
+        cache_dir=None if args.no_cache else (args.cache_dir or default_cache_dir(
+            str(cfg.root) if cfg.root else os.getcwd())),
+        timeout=_limit(args.timeout, cfg.timeout, DEFAULT_LIMITS.wall_seconds),
+        memory_limit_mb=_limit(args.memory_limit, cfg.memory_limit, DEFAULT_LIMITS.memory_mb))
     color = args.color == "always" or (args.color == "auto" and out.isatty()
                                        and os.environ.get("NO_COLOR") is None)
     report = _run(args, settings)
@@ -179,6 +207,12 @@ def main(argv: list[str] | None = None) -> int:
         else:
             out.write(rendered)
     return report.exit_code()
+
+
+def _limit(flag, configured, default):
+    """The command line over the configuration over the default; 0 means no limit."""
+    value = flag if flag is not None else configured if configured is not None else default
+    return value or None
 
 
 def _run(args, settings: Settings):

@@ -13,6 +13,10 @@ before a pyproject.toml in the same folder). Command-line flags override it.
     arch = "sm_90"
     report-unused-suppressions = true
     jobs = 4
+    timeout = 120          # wall seconds per file; 0: no limit
+    memory-limit = 2048    # MiB of address space per worker process; 0: no limit
+
+Every value is checked: a malformed file is one error line naming the file and the key.
 """
 
 from __future__ import annotations
@@ -21,8 +25,12 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from syncheck.safe_io import read_regular_file
+
+MAX_CONFIG_BYTES = 1024 * 1024
+
 KEYS = {"select", "ignore", "per-file-ignores", "include", "defines", "block-dim", "arch",
-        "report-unused-suppressions", "jobs", "exclude"}
+        "report-unused-suppressions", "jobs", "exclude", "timeout", "memory-limit"}
 
 
 class ConfigError(Exception):
@@ -43,6 +51,8 @@ class FileConfig:
     report_unused_suppressions: bool = False
     jobs: int | None = None
     exclude: tuple[str, ...] = ()
+    timeout: float | None = None       # None: not set here
+    memory_limit: int | None = None    # None: not set here
 
 
 def find_config(start: Path) -> tuple[Path, dict] | None:
@@ -53,7 +63,7 @@ def find_config(start: Path) -> tuple[Path, dict] | None:
             return dot, _read(dot)
         py = folder / "pyproject.toml"
         if py.is_file():
-            data = _read(py).get("tool", {}).get("syncheck")
+            data = _tool_table(py, _read(py))
             if data is not None:
                 return py, data
     return None
@@ -61,10 +71,22 @@ def find_config(start: Path) -> tuple[Path, dict] | None:
 
 def _read(path: Path) -> dict:
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError) as e:
+        data = read_regular_file(str(path), MAX_CONFIG_BYTES)
+    except OSError as e:
         raise ConfigError(f"{path}: {e}") from None
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not valid UTF-8 (byte 0x{data[e.start]:02x} at offset "
+                          f"{e.start})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {_one_line(str(e))}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def load(start: Path) -> FileConfig:
@@ -77,14 +99,26 @@ def load_file(path: Path) -> FileConfig:
     """A configuration file named explicitly (--config)."""
     data = _read(path)
     if path.name == "pyproject.toml":
-        data = data.get("tool", {}).get("syncheck", {})
+        data = _tool_table(path, data) or {}
     return _build(path, data)
+
+
+def _tool_table(path: Path, data: dict) -> dict | None:
+    """[tool.syncheck] of a pyproject.toml, or None when it has none."""
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        return None
+    table = tool.get("syncheck")
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.syncheck] must be a table")
+    return table
 
 
 def _build(path: Path, data: dict) -> FileConfig:
     unknown = set(data) - KEYS
     if unknown:
-        raise ConfigError(f"{path}: unknown syncheck setting(s): {', '.join(sorted(unknown))}")
+        raise ConfigError(f"{path}: unknown syncheck setting(s): "
+                          f"{', '.join(_shown(k) if not k.isprintable() else k for k in sorted(unknown))}")
     root = path.parent
 
     def strings(key):
@@ -97,19 +131,48 @@ def _build(path: Path, data: dict) -> FileConfig:
 
     block = data.get("block-dim")
     if block is not None:
-        if isinstance(block, int):
+        if type(block) is int:
             block = [block]
         if not isinstance(block, list) or not 1 <= len(block) <= 3 or \
-                not all(isinstance(b, int) and b > 0 for b in block):
+                not all(type(b) is int and b > 0 for b in block):
             raise ConfigError(f"{path}: 'block-dim' must be 1 to 3 positive integers")
         block = tuple(block + [1] * (3 - len(block)))
     pfi = data.get("per-file-ignores", {})
-    if not isinstance(pfi, dict):
+    if not isinstance(pfi, dict) or not all(
+            isinstance(v, list) and all(isinstance(c, str) for c in v) for v in pfi.values()):
         raise ConfigError(f"{path}: 'per-file-ignores' must be a table of glob = [codes]")
+    arch = data.get("arch")
+    if arch is not None and (not isinstance(arch, str) or not arch.strip()):
+        raise ConfigError(f"{path}: 'arch' must be a string such as \"sm_90\"")
+    report_unused = data.get("report-unused-suppressions", False)
+    if not isinstance(report_unused, bool):
+        raise ConfigError(f"{path}: 'report-unused-suppressions' must be true or false")
+    jobs = data.get("jobs")
+    if jobs is not None and (type(jobs) is not int or jobs < 1):
+        raise ConfigError(f"{path}: 'jobs' must be a positive integer, not {_shown(jobs)}")
+    timeout = data.get("timeout")
+    if timeout is not None and (type(timeout) not in (int, float) or not 0 <= timeout < float("inf")):
+        raise ConfigError(f"{path}: 'timeout' must be a number of seconds >= 0 (0: no limit), "
+                          f"not {_shown(timeout)}")
+    memory = data.get("memory-limit")
+    if memory is not None and (type(memory) is not int or memory < 0):
+        raise ConfigError(f"{path}: 'memory-limit' must be a whole number of MiB >= 0 "
+                          f"(0: no limit), not {_shown(memory)}")
+    try:
+        include = tuple(str((root / p).resolve()) for p in strings("include"))
+    except (OSError, RuntimeError, ValueError) as e:
+        raise ConfigError(f"{path}: 'include': {e}") from None
     return FileConfig(
         root=root, path=path, select=strings("select"), ignore=strings("ignore"),
         per_file_ignores={k: tuple(v) for k, v in pfi.items()},
-        include=tuple(str((root / p).resolve()) for p in strings("include")),
-        defines=strings("defines"), block_dim=block, arch=data.get("arch"),
-        report_unused_suppressions=bool(data.get("report-unused-suppressions", False)),
-        jobs=data.get("jobs"), exclude=strings("exclude"))
+        include=include,
+        defines=strings("defines"), block_dim=block, arch=arch,
+        report_unused_suppressions=report_unused,
+        jobs=jobs, exclude=strings("exclude"), timeout=None if timeout is None else float(timeout),
+        memory_limit=memory)
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+

@@ -83,6 +83,12 @@ def discover(paths: list[str], report: Report) -> list[str]:
                 dirs.sort()
                 for name in sorted(names):
                     full = os.path.join(root, name)
+                    if not name.endswith(CUDA_SUFFIXES + HOST_SUFFIXES + PYTHON_SUFFIXES):
+                        continue
+                    kind = _special_file_kind(full)
+                    if kind is not None:  # a FIFO would block the run, a device never ends
+                        report.problems.append(FileProblem(full, f"{kind}, not a regular file; refused"))
+                        continue
                     if name.endswith(HOST_SUFFIXES) and not _mentions(full, _HOST_MARKERS):
                         continue
                     if name.endswith(PYTHON_SUFFIXES) and not _mentions(full, _PYTHON_MARKERS):
@@ -102,25 +108,31 @@ def discover(paths: list[str], report: Report) -> list[str]:
     return files
 
 
+def _special_file_kind(path: str) -> str | None:
+    """What a path is when it exists but is not a regular file (symlinks followed)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None  # missing or a loop: reading it reports why
+    return None if stat.S_ISREG(mode) else describe_kind(mode)
+
+
 def _mentions(path: str, markers: tuple[bytes, ...]) -> bool:
     try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_FILE_BYTES)
+        data = read_regular_file(path)
     except OSError:
         return True  # let the analysis report why it cannot be read
     return any(m in data for m in markers)
 
 
 def read_source(path: str) -> bytes:
+    """A source file's bytes: a regular file within the size limit, UTF-8, not binary."""
+    if os.path.isdir(path):
+        raise InputError("is a directory")
     try:
-        if os.path.isdir(path):
-            raise InputError("is a directory")
-        size = os.path.getsize(path)
-        if size > MAX_FILE_BYTES:
-            raise InputError(f"file is too large to analyze ({size / 1e6:.1f} MB; the limit is "
-                             f"{MAX_FILE_BYTES // (1024 * 1024)} MiB)")
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_regular_file(path, MAX_FILE_BYTES)
+    except UnsafeFileError as e:
+        raise InputError(str(e)) from None
     except OSError as e:
         raise InputError(f"cannot read file: {e.strerror or e}") from None
     if not data.strip():
@@ -134,42 +146,46 @@ def read_source(path: str) -> bytes:
     return data
 
 
-@dataclass
-class FileResult:
-    findings: list[Finding] = field(default_factory=list)
-    problems: list[FileProblem] = field(default_factory=list)
-    facts: FileFacts = field(default_factory=FileFacts)
-    dependencies: list[str] = field(default_factory=list)  # project headers it included
-
-
-class _FileTimeout(BaseException):  # not an Exception: generic handlers must not swallow it
-    pass
-
-
-def _alarm(_signum, _frame):
-    raise _FileTimeout()
-
-
 def analyze_file(path: str, settings: Settings, source: bytes | None = None) -> FileResult:
+    """Analyze one file in this process (no time or memory limit: see analyze_paths)."""
     if source is None:
         try:
             source = read_source(path)
         except InputError as e:
             return FileResult(problems=[FileProblem(path, str(e))])
-    timer = settings.timeout and threading.current_thread() is threading.main_thread() \
-        and hasattr(signal, "setitimer")
-    if timer:
-        previous = signal.signal(signal.SIGALRM, _alarm)
-        signal.setitimer(signal.ITIMER_REAL, settings.timeout)
-    try:
-        return _analyze_source(path, source, settings)
-    except _FileTimeout:
-        return FileResult(problems=[FileProblem(
-            path, f"analysis stopped after {settings.timeout:g} s (per-file time limit)")])
-    finally:
-        if timer:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+    with _CallbackErrors() as swallowed:
+        result = _analyze_source(path, source, settings)
+    if swallowed.recursion and not any(p.kind == "error" for p in result.problems):
+        # An exception inside a libclang visitor callback cannot propagate: the walk went
+        # on without part of the tree, so the result would be incomplete.
+        return FileResult(problems=[FileProblem(path, "too deeply nested to analyze")])
+    return result
+
+
+class _CallbackErrors:
+    """Collects exceptions Python cannot raise (those in ctypes callbacks from libclang),
+    instead of printing their tracebacks on stderr."""
+
+    _lock = threading.Lock()
+
+    def __enter__(self) -> "_CallbackErrors":
+        self.recursion = False
+        self.other: list[str] = []
+        with self._lock:
+            self._previous = sys.unraisablehook
+            sys.unraisablehook = self._hook
+        return self
+
+    def _hook(self, unraisable) -> None:
+        if isinstance(unraisable.exc_value, RecursionError):
+            self.recursion = True
+        else:
+            self.other.append(type(unraisable.exc_value).__name__)
+
+    def __exit__(self, *exc) -> None:
+        with self._lock:
+            if sys.unraisablehook == self._hook:
+                sys.unraisablehook = self._previous
 
 
 def _analyze_source(path: str, source: bytes, settings: Settings) -> FileResult:
@@ -180,8 +196,8 @@ def _analyze_source(path: str, source: bytes, settings: Settings) -> FileResult:
         return analyze_cuda_source(path, source, settings)
     except RecursionError:
         return FileResult(problems=[FileProblem(path, "too deeply nested to analyze")])
-    except _FileTimeout:
-        raise
+    except MemoryError:
+        raise  # the worker reports the memory limit
     except Exception as e:  # a bug in syncheck must not hide the other files' results
         return FileResult(problems=[FileProblem(
             path, f"internal error while analyzing ({type(e).__name__}: {e}); please report it")])
@@ -279,11 +295,12 @@ def analyze_paths(paths: list[str], settings: Settings, progress=None) -> Report
                 progress(path)
         else:
             pending.append((path, source, key))
-    for path, result in _run(pending, settings, progress):
+    keys = {path: key for path, _, key in pending}
+    for path, result, complete in _run(pending, settings, progress):
         results[path] = result
-        key = next(k for p, _, k in pending if p == path)
-        if cache is not None and key is not None and not any(p.kind == "error" and "internal error" in p.message
-                                                            for p in result.problems):
+        key = keys[path]
+        if cache is not None and key is not None and complete and not any(
+                p.kind == "error" and "internal error" in p.message for p in result.problems):
             cache.put(key, result, result.dependencies)
     facts: list[FileFacts] = []
     findings: list[Finding] = []
@@ -299,26 +316,34 @@ def analyze_paths(paths: list[str], settings: Settings, progress=None) -> Report
 
 
 def _run(pending, settings: Settings, progress):
-    if settings.jobs > 1 and len(pending) > 1:
-        import multiprocessing
-        ctx = multiprocessing.get_context("spawn" if os.name == "nt" else "fork")
-        with ctx.Pool(min(settings.jobs, len(pending))) as pool:
-            handles = [(path, pool.apply_async(analyze_file, (path, settings, source)))
-                       for path, source, _ in pending]
-            for path, handle in handles:
-                try:
-                    result = handle.get(timeout=(settings.timeout or 600) * 2)
-                except multiprocessing.TimeoutError:
-                    result = FileResult(problems=[FileProblem(path, "analysis did not finish in time")])
-                if progress is not None:
-                    progress(path)
-                yield path, result
+    """(path, result, complete) for each pending file, in worker processes unless
+    isolation is off."""
+    if not pending:
         return
-    for path, source, _ in pending:
-        result = analyze_file(path, settings, source)
-        if progress is not None:
-            progress(path)
-        yield path, result
+    if not settings.isolate:
+        for path, source, _ in pending:
+            result = analyze_file(path, settings, source)
+            if progress is not None:
+                progress(path)
+            yield path, result, True
+        return
+    _prepare_for_workers()
+    analyze = functools.partial(_analyze_in_worker, settings=settings)
+    with WorkerPool(settings.jobs, analyze, settings.limits()) as pool:
+        for path, result, complete in pool.run((path, source) for path, source, _ in pending):
+            if progress is not None:
+                progress(path)
+            yield path, result, complete
+
+
+def _analyze_in_worker(path: str, source: bytes, settings: Settings) -> FileResult:
+    return analyze_file(path, settings, source)
+
+
+def _prepare_for_workers() -> None:
+    """Work every worker would repeat, done once before they are forked."""
+    from syncheck.frontend.parse import compiler_include_dir
+    compiler_include_dir()
 
 
 def _filter(findings: list[Finding], files: list[str], settings: Settings, report: Report) -> list[Finding]:
@@ -331,8 +356,7 @@ def _filter(findings: list[Finding], files: list[str], settings: Settings, repor
     for path in sorted(paths):
         group = by_path.get(path, [])
         try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                lines = fh.read().splitlines()
+            lines = read_regular_file(path).decode("utf-8", errors="replace").splitlines()
         except OSError:
             kept.extend(group)
             continue

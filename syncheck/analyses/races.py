@@ -228,12 +228,19 @@ def _varying_loop_vars(ka: KernelAccesses, access: Access, intervals: BarrierInt
     """Variables that may hold different values for two threads at this access: those
     assigned in a loop that threads can go round without meeting a barrier."""
     out: set[str] = set()
-    for loop in intervals.loops_containing(access.point[0]):
+    # A thread can be iterations ahead of another at this access only if it can come back to
+    # the access without meeting a barrier (a loop that is barrier-free only on a path that
+    # skips the access, e.g. an inner loop running zero times, does not count).
+    if access.point not in intervals.reach_from(*access.point):
+        loops = []
+    else:
+        loops = intervals.loops_containing(access.point[0])
+    for loop in loops:
         if loop.barrier_free_cycle:
             for b in loop.blocks:
                 for item in ka.cfg.blocks[b].items:
                     out |= _assigned(item)
-    if access.scope.analysis.function is not ka.kernel:
+    if access.instance is not None:
         out |= access.scope.multi_defs  # inlined callee: no barrier inside, its loops run freely
     return out
 
@@ -267,7 +274,7 @@ class _Concurrency:
         # condition varies within warps; across warps already if it varies between warps.
         limit = Level.WARP if warp else Level.BLOCK
         self.divergent = [(b, len(ka.cfg.blocks[b].items) - 1)
-                          for b, level in ka.analysis.cond_levels.items()
+                          for b, level in ka.cond_levels.items()
                           if level > limit and ka.cfg.blocks[b].items]
 
     def _from(self, point):
@@ -345,6 +352,15 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
                 intra_only, example = verdict
                 if intra_only and not warp_concurrent(a, b):
                     continue  # __syncwarp() orders the lanes of the warp here
+                if intra_only:
+                    # Lanes of one warp cannot be in different iterations of a loop whose
+                    # cycle holds a __syncwarp(): decide again with the warp's intervals.
+                    verdict = _check_pair(ka, a, b, ka.warp_intervals)
+                    if verdict in (None, UNDECIDED):
+                        if verdict == UNDECIDED:
+                            undecided.append((a, b))
+                        continue
+                    intra_only, example = verdict
                 shape, source = assumed_shape(ka)
                 races[(b.array, b.node.line)] = Race(a, b, intra_only, example, shape, source)
     return RaceResult(list(races.values()), undecided)
@@ -382,7 +398,7 @@ def _refs(node: Node) -> set[str]:
     return {n.decl.key for n in node.walk() if n.kind == "DECL_REF_EXPR" and n.decl is not None}
 
 
-def _check_pair(ka: KernelAccesses, a: Access, b: Access):
+def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierIntervals | None = None):
     """None when no race is possible (or syncheck cannot tell); otherwise
     (all conflicts are between lanes of one warp, an example pair of threads)."""
     z3 = _z3()
@@ -391,8 +407,9 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access):
     shared: dict = {}
     bx, by, bz = (_bv(z3, "blockDim.x"), _bv(z3, "blockDim.y"), _bv(z3, "blockDim.z"))
     dims = (bx, by, bz)
-    e1 = _Encoder(1, shared, _varying_loop_vars(ka, a, ka.block_intervals), dims)
-    e2 = _Encoder(2, shared, _varying_loop_vars(ka, b, ka.block_intervals), dims)
+    intervals = intervals or ka.block_intervals
+    e1 = _Encoder(1, shared, _varying_loop_vars(ka, a, intervals), dims)
+    e2 = _Encoder(2, shared, _varying_loop_vars(ka, b, intervals), dims)
     solver = z3.Solver()
     solver.set("rlimit", RESOURCE_LIMIT)
     try:

@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 
 from syncheck.analyses import primitives as P
 from syncheck.analyses.barrier_intervals import BarrierIntervals
+from syncheck.analyses.launch_shapes import launch_block_dim
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
 from syncheck.ir.calls import call_args
+from syncheck.ir.cfg import CFG, Block
 from syncheck.ir.nodes import Node
 from syncheck.ir.program import Function, Program
 
@@ -139,30 +141,147 @@ def _definitions(fn: Function) -> tuple[dict[str, Node], set[str]]:
     return single, multi, init
 
 
+@dataclass
+class _BlockContext:
+    """Which function context a block of the expanded kernel CFG belongs to."""
+
+    scope: Scope
+    guards: list[Guard]            # decisions that control the block (callers' included)
+    cond_level: int | None = None  # level of the block's branch condition, if it branches
+
+
+# Bounds on expanding synchronizing helpers into the kernel's CFG.
+_MAX_EXPANSION_DEPTH = 4
+_MAX_EXPANDED_BLOCKS = 4000
+
+
 class KernelAccesses:
-    """All shared accesses of one kernel, and its barrier intervals."""
+    """All shared accesses of one kernel, and its barrier intervals.
+
+    Device functions that synchronize (a barrier or a warp sync anywhere in their call tree)
+    are expanded in place: the kernel's CFG is split at the call and the callee's CFG is
+    copied in between, with the callee analyzed in the caller's context. Barrier intervals
+    then span calls: a helper that writes a shared buffer after its last barrier is seen to
+    race with the next call's reads, and loop-carried pairs cross the helper's body."""
 
     def __init__(self, program: Program, service: UniformityService, kernel: Function):
         self.program = program
         self.service = service
         self.kernel = kernel
         self.analysis = service.analyze(kernel)
-        cfg, live, _ = service.cfg_of(kernel)
-        self.cfg, self.live = cfg, live
         self.accesses: list[Access] = []
+        self.expanded_calls: set[int] = set()  # call nodes whose callee body is in the CFG
+        self.contexts: dict[int, _BlockContext] = {}
         # inlined calls: instance id -> (callee block intervals, callee warp intervals)
         self.instances: dict[int, tuple[BarrierIntervals, BarrierIntervals]] = {}
         self.uses_y, self.uses_z = _uses_dimensions(program, kernel)
-        self.launch_block_dim = _launch_block_dim(program, kernel)
+        self.launch_block_dim = launch_block_dim(program, kernel)
         self.unknown_barrier_calls = False
+        root = self._scope(kernel, self.analysis, {})
+        self.cfg = self._expanded_cfg(root)
+        self.live = self.cfg.reachable() | {self.cfg.exit}
+        cfg, live = self.cfg, self.live
+        self.cond_levels = {b: ctx.cond_level for b, ctx in self.contexts.items()
+                            if ctx.cond_level is not None and b in live}
         self.block_intervals = BarrierIntervals(cfg, live, lambda item: self._barrier(item, warp=False))
         self.warp_intervals = BarrierIntervals(cfg, live, lambda item: self._barrier(item, warp=True))
-        root = self._scope(kernel, self.analysis, {})
         for b in sorted(live):
-            controllers = self.analysis.block_controllers.get(b, ())
-            guards = [Guard(c.cond, c.polarity, int(c.level), root) for c in controllers]
+            ctx = self.contexts.get(b)
+            if ctx is None:
+                continue
             for i, item in enumerate(cfg.blocks[b].items):
-                self._collect(item, (b, i), guards, root, depth=0, instance=None, local=None)
+                self._collect(item, (b, i), ctx.guards, ctx.scope, depth=0, instance=None, local=None)
+
+    # -- the kernel's CFG with synchronizing helpers expanded --
+    def _expanded_cfg(self, root: Scope) -> CFG:
+        blocks: list[Block] = []
+        entry, exit_ = self._copy_function(root, [], blocks, depth=0)
+        return CFG(blocks, entry, exit_)
+
+    def _copy_function(self, scope: Scope, call_guards: list[Guard], blocks: list[Block],
+                       depth: int) -> tuple[int, int]:
+        """Copy one function context's CFG into ``blocks``; returns its (entry, exit)."""
+        fn = scope.analysis.function
+        cfg, live, _ = self.service.cfg_of(fn)
+        ids: dict[int, int] = {}
+        for b in sorted(live):
+            ids[b] = len(blocks)
+            blocks.append(Block(ids[b]))
+        for b in sorted(live):
+            old, new = cfg.blocks[b], blocks[ids[b]]
+            new.items = list(old.items)
+            new.branch, new.branch_stmt, new.branch_kind = old.branch, old.branch_stmt, old.branch_kind
+            guards = call_guards + [Guard(c.cond, c.polarity, int(c.level), scope)
+                                    for c in scope.analysis.block_controllers.get(b, ())]
+            level = scope.analysis.cond_levels.get(b)
+            self.contexts[new.id] = _BlockContext(scope, guards, int(level) if level is not None else None)
+        for b in sorted(live):
+            succs = cfg.blocks[b].succs
+            taken = _constant_branch(cfg.blocks[b], scope.analysis)
+            if taken is not None:
+                succs = [succs[0 if taken else 1]]  # the other arm cannot run here
+            for s in succs:
+                if s in ids:
+                    _link(blocks, ids[b], ids[s])
+        for b in sorted(live):
+            self._expand_calls(blocks, ids[b], depth)
+        return ids[cfg.entry], ids[cfg.exit]
+
+    def _expand_calls(self, blocks: list[Block], block_id: int, depth: int) -> None:
+        """Split the block after each item that calls a synchronizing helper, and put a copy
+        of the helper's CFG (in the caller's context) between the two halves."""
+        if depth >= _MAX_EXPANSION_DEPTH:
+            return
+        current = blocks[block_id]
+        ctx = self.contexts[block_id]
+        i = 0
+        while i < len(current.items):
+            item = current.items[i]
+            is_branch = current.branch is not None and i == len(current.items) - 1
+            calls = [] if is_branch else self._synchronizing_calls(item, ctx.scope)
+            if not calls or len(blocks) > _MAX_EXPANDED_BLOCKS:
+                i += 1
+                continue
+            # The rest of the block moves to a new block after the calls.
+            rest = Block(len(blocks), items=current.items[i + 1:], branch=current.branch,
+                         branch_stmt=current.branch_stmt, branch_kind=current.branch_kind)
+            blocks.append(rest)
+            self.contexts[rest.id] = _BlockContext(ctx.scope, ctx.guards, ctx.cond_level)
+            ctx.cond_level = None
+            for s in list(current.succs):
+                _unlink(blocks, current.id, s)
+                _link(blocks, rest.id, s)
+            current.items = current.items[:i + 1]
+            current.branch = current.branch_stmt = None
+            current.branch_kind = ""
+            tail = current.id
+            for call, callee, sub_scope in calls:
+                self.expanded_calls.add(call.id)
+                entry, exit_ = self._copy_function(sub_scope, ctx.guards, blocks, depth + 1)
+                _link(blocks, tail, entry)
+                tail = exit_
+            _link(blocks, tail, rest.id)
+            current, ctx, i = rest, self.contexts[rest.id], 0
+
+    def _synchronizing_calls(self, item: Node, scope: Scope):
+        out = []
+        for n in item.walk():
+            if n.kind != "CALL_EXPR" or n.kind == "LAMBDA_EXPR":
+                continue
+            if P.classify(n) is not None:
+                continue
+            callee = self.program.resolve_call(n.decl)
+            if callee is None or callee.body is None or callee.is_lambda or callee.has_errors:
+                continue
+            if not self._contains_barrier(callee, warp=True, seen=set()):
+                continue
+            args = call_args(n)
+            arg_values = tuple(scope.analysis.values.get(a.id, _U) for a in args)
+            sub = self.service.analyze(callee, arg_values[:len(callee.params)] + tuple(
+                _U for _ in callee.params[len(arg_values):]), shape=self.analysis.shape)
+            bindings = {p.key: (a, scope) for p, a in zip(callee.params, args)}
+            out.append((n, callee, self._scope(callee, sub, bindings)))
+        return out
 
     def _scope(self, fn: Function, analysis: FunctionAnalysis, bindings) -> Scope:
         single, multi, init = _definitions(fn)
@@ -185,7 +304,7 @@ class KernelAccesses:
     # -- barriers --
     def _barrier(self, item: Node, warp: bool) -> bool:
         for n in item.walk():
-            if n.kind != "CALL_EXPR":
+            if n.kind != "CALL_EXPR" or n.id in self.expanded_calls:
                 continue
             prim = P.classify(n)
             if prim is not None:
@@ -277,7 +396,7 @@ class KernelAccesses:
                 stack.append((lhs, "read", gs, 0))
                 stack.append((rhs, "read", gs + [Guard(lhs, node.op == "&&", level, scope)], 0))
                 continue
-            if kind == "CALL_EXPR" and depth < 4:
+            if kind == "CALL_EXPR" and depth < 4 and node.id not in self.expanded_calls:
                 self._inline_call(node, point, gs, scope, depth, instance, local)
             if kind == "LAMBDA_EXPR":
                 continue
@@ -340,7 +459,7 @@ class KernelAccesses:
             return  # a nested callee's own __syncwarp() points are not tracked: stay silent
         arg_values = tuple(scope.analysis.values.get(a.id, _U) for a in args)
         sub = self.service.analyze(callee, arg_values[:len(callee.params)] + tuple(
-            _U for _ in callee.params[len(arg_values):]))
+            _U for _ in callee.params[len(arg_values):]), shape=self.analysis.shape)
         bindings = {p.key: (a, scope) for p, a in zip(callee.params, args)}
         sub_scope = self._scope(callee, sub, bindings)
         cfg, live, _ = self.service.cfg_of(callee)
@@ -360,26 +479,26 @@ class KernelAccesses:
                               local if nested else (b, i))
 
 
-def _launch_block_dim(program: Program, kernel: Function) -> tuple[int, int, int] | None:
-    """The block shape every launch of the kernel in this file uses, when it is constant."""
-    from syncheck.analyses.host_values import HostValues
-    shapes = set()
-    for launch in program.launches:
-        if launch.kernel_key != kernel.key:
-            continue
-        block = None
-        if launch.api == "<<<>>>" and len(launch.config) > 1:
-            block = launch.config[1]
-        elif launch.api in ("cudaLaunchKernel", "cudaLaunchCooperativeKernel") and len(launch.args) > 2:
-            block = launch.args[2]
-        if block is None:
-            return None
-        hv = HostValues(program, program.functions[launch.host_function])
-        dims = hv.dim3(block)
-        if dims is None:
-            return None
-        shapes.add(dims)
-    return shapes.pop() if len(shapes) == 1 else None
+def _constant_branch(block: Block, analysis: FunctionAnalysis) -> bool | None:
+    """The arm an if or loop condition always takes in this context (template arguments and
+    the launch shape make many conditions constant), or None."""
+    if block.branch is None or block.branch_kind not in ("if", "loop") or len(block.succs) != 2:
+        return None
+    value = analysis.values.get(block.branch.id)
+    if value is None or not isinstance(value.const, (int, float)):
+        return None
+    return bool(value.const)
+
+
+def _link(blocks: list[Block], a: int, b: int) -> None:
+    if b not in blocks[a].succs:
+        blocks[a].succs.append(b)
+        blocks[b].preds.append(a)
+
+
+def _unlink(blocks: list[Block], a: int, b: int) -> None:
+    blocks[a].succs.remove(b)
+    blocks[b].preds.remove(a)
 
 
 def _uses_dimensions(program: Program, kernel: Function) -> tuple[bool, bool]:

@@ -74,6 +74,7 @@ class FunctionAnalysis:
     node_block: dict[int, int] = field(default_factory=dict)
     call_envs: dict[int, dict[str, Value]] = field(default_factory=dict)  # lambda calls' captures
     cond_levels: dict[int, Level] = field(default_factory=dict)  # branch block -> its condition's level
+    shape: "ShapeAssumption | None" = None  # the block shape it was analyzed under
 
 
 @dataclass(frozen=True)
@@ -97,8 +98,10 @@ class ShapeAssumption:
         return "assuming blockDim.x is a multiple of 32" if self.x_multiple_of_32 else ""
 
 
-def shape_for(fn: Function, default: tuple[int, int, int] | None = None) -> ShapeAssumption:
-    dims = fn.block_dim or default
+def shape_for(fn: Function, default: tuple[int, int, int] | None = None,
+              launched: tuple[int, int, int] | None = None) -> ShapeAssumption:
+    """Pinned shape (comment) > the --block-dim default > the one shape its launches use."""
+    dims = fn.block_dim or default or launched
     if dims:
         x, y, z = dims
         return ShapeAssumption(x_multiple_of_32=(x % 32 == 0) or (y * z == 1), block_dim=dims)
@@ -114,8 +117,20 @@ class UniformityService:
         self._in_progress: set[tuple] = set()
         self._walks: dict[str, list] = {}
         self._roots: list[Function] | None = None
+        self._shapes: dict[str, ShapeAssumption] = {}
 
     # -- per function --
+    def shape_of(self, fn: Function) -> ShapeAssumption:
+        """The block shape a function is analyzed under on its own (kernels: their launches)."""
+        shape = self._shapes.get(fn.key)
+        if shape is None:
+            launched = None
+            if fn.kind == "kernel" and not fn.block_dim and not self.default_block_dim:
+                from syncheck.analyses.launch_shapes import launch_block_dim
+                launched = launch_block_dim(self.program, fn)
+            shape = self._shapes[fn.key] = shape_for(fn, self.default_block_dim, launched)
+        return shape
+
     def cfg_of(self, fn: Function):
         entry = self._cfgs.get(fn.key)
         if entry is None:
@@ -132,7 +147,7 @@ class UniformityService:
         if param_values is None:
             param_values = tuple(
                 Value(Level.UNIFORM) for _ in fn.params)
-        shape = shape or shape_for(fn, self.default_block_dim)
+        shape = shape or self.shape_of(fn)
         key = (fn.key, tuple((v.level, v.lane_linear, v.aligned, v.group_size) for v in param_values),
                shape)
         if outer_env is None and key in self._cache:
@@ -209,7 +224,7 @@ class UniformityService:
                 outer = analysis.call_envs.get(site.node.id)  # captured variables
             sub = self.analyze(callee, tuple(site.arg_values[:len(callee.params)]) +
                                tuple(UNIFORM for _ in callee.params[len(site.arg_values):]),
-                               outer_env=outer)
+                               shape=analysis.shape, outer_env=outer)
             yield from self._walk(sub, frames + (Frame(site, sub),), active | {callee.key}, budget)
 
 
@@ -315,6 +330,7 @@ class _FunctionAnalyzer:
         self.result.ret = self.ret
         self.result.out_level = self.out_level
         self.result.cond_levels = {b: v.level for b, v in self.cond_values.items()}
+        self.result.shape = self.shape
         return self.result
 
     def _entry_env(self, b: int, outs: dict[int, dict[str, Value]]) -> dict[str, Value]:

@@ -93,6 +93,7 @@ class LaunchSite:
     config: list[Node] = field(default_factory=list)  # grid, block, shmem, stream for <<<>>>
     args: list[Node] = field(default_factory=list)
     result_used: bool = True  # the launch's return code is assigned, tested or passed on
+    kernel_instance: str = ""  # the launched instantiation of a kernel template
 
 
 @dataclass
@@ -294,7 +295,8 @@ class ProgramBuilder:
                 sites.append(LaunchSite(
                     kernel_key=kernel.key if kernel else "", kernel_name=kernel.name if kernel else "?",
                     api="<<<>>>", node=node, host_function=fn.key,
-                    config=ch[1].children[1:], args=ch[2:], result_used=used))
+                    config=ch[1].children[1:], args=ch[2:], result_used=used,
+                    kernel_instance=kernel.instance if kernel else ""))
             elif callee is not None and callee.name in LAUNCH_APIS:
                 args = ch[1:]
                 target = _launched_kernel(callee.name, args)

@@ -1,0 +1,235 @@
+"""Analyzing files in worker processes, each file under hard limits enforced from outside.
+
+A file can make libclang crash (a 20,000-term expression overflows its stack), the solver
+run away, or the parser allocate gigabytes. Each file is therefore analyzed in a worker
+process: the parent kills a worker that runs past the per-file wall-time limit, the kernel
+stops one that grows past the memory limit (RLIMIT_AS, set in the worker), and a worker that
+dies for any reason costs only the file it was analyzing: the parent reports one line for it
+and starts a replacement. Workers are reused from file to file, so a run pays for starting
+them once, not per file.
+
+Results come back as validated JSON (syncheck.results), never as pickles.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+from collections import deque
+from dataclasses import dataclass
+from multiprocessing.connection import wait
+from typing import Callable, Iterable, Iterator
+
+from syncheck.diagnostics import FileProblem
+from syncheck.results import FileResult, ResultFormatError, dumps_result, loads_result
+
+Analyze = Callable[[str, bytes], FileResult]
+
+
+@dataclass(frozen=True)
+class Limits:
+    wall_seconds: float | None = 120.0   # per file; None: no limit
+    memory_mb: int | None = 2048         # address space of a worker; None: no limit
+
+
+def memory_limit_message(limits: Limits) -> str:
+    return f"analysis stopped: it exceeded the per-file memory limit ({limits.memory_mb} MiB)"
+
+
+def time_limit_message(limits: Limits) -> str:
+    return f"analysis stopped after {limits.wall_seconds:g} s (per-file time limit)"
+
+
+def crash_message(exitcode: int | None, limits: Limits) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        cause = f"killed by {name}"
+    else:
+        cause = f"exit status {exitcode}"
+    hint = f"; a libclang crash or the per-file memory limit ({limits.memory_mb} MiB)" \
+        if limits.memory_mb else "; a libclang crash"
+    return f"analysis crashed ({cause}{hint}); this file was not analyzed"
+
+
+class _Worker:
+    def __init__(self, context, analyze: Analyze, limits: Limits):
+        parent_end, child_end = context.Pipe(duplex=True)
+        self.conn = parent_end
+        self.process = context.Process(target=_worker_main, args=(child_end, analyze, limits),
+                                       daemon=True)
+        self.process.start()
+        child_end.close()
+        self.task: tuple[str, float] | None = None  # (path, started at)
+
+    def stop(self, kill: bool = False) -> None:
+        if kill and self.process.is_alive():
+            self.process.kill()
+        elif self.task is None:
+            try:  # other workers hold copies of this pipe, so closing it is no signal
+                self.conn.send(None)
+            except OSError:
+                pass
+        try:
+            self.conn.close()
+        except OSError:
+            pass
+        self.process.join(timeout=None if kill else 5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+
+
+class WorkerPool:
+    """A fixed number of worker processes; each result is yielded as it arrives."""
+
+    def __init__(self, size: int, analyze: Analyze, limits: Limits):
+        self.size = max(1, size)
+        self.analyze = analyze
+        self.limits = limits
+        self.context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+        self.workers: list[_Worker] = []
+
+    def __enter__(self) -> "WorkerPool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for worker in self.workers:
+            worker.stop(kill=exc[0] is not None)
+        self.workers = []
+
+    def run(self, tasks: Iterable[tuple[str, bytes]]) -> Iterator[tuple[str, FileResult, bool]]:
+        """(path, result, complete) for each task; complete is False when a limit or a crash
+        cut the analysis short (such results are not worth caching)."""
+        queue = deque(tasks)
+        while len(self.workers) < min(self.size, len(queue)):
+            self.workers.append(_Worker(self.context, self.analyze, self.limits))
+        while True:
+            for i, worker in enumerate(self.workers):
+                while worker.task is None and queue:
+                    path, source = queue.popleft()
+                    if not worker.process.is_alive():
+                        worker.stop()
+                        worker = self.workers[i] = _Worker(self.context, self.analyze, self.limits)
+                    try:
+                        worker.conn.send((path, source))
+                        worker.task = (path, time.monotonic())
+                    except OSError:  # died while idle: replace it and retry the file
+                        queue.appendleft((path, source))
+                        worker.stop(kill=True)
+                        worker = self.workers[i] = _Worker(self.context, self.analyze, self.limits)
+            busy = [w for w in self.workers if w.task is not None]
+            if not busy:
+                return
+            timeout = None
+            if self.limits.wall_seconds:
+                first = min(w.task[1] for w in busy)
+                timeout = max(0.0, first + self.limits.wall_seconds - time.monotonic())
+            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout)
+            for i, worker in enumerate(self.workers):
+                if worker.task is None:
+                    continue
+                path, started = worker.task
+                outcome = self._collect(worker, ready, started)
+                if outcome is None:
+                    continue
+                result, complete, replace = outcome
+                worker.task = None
+                if replace:
+                    worker.stop(kill=True)
+                    self.workers[i] = _Worker(self.context, self.analyze, self.limits) \
+                        if queue else _Idle()
+                yield path, result, complete
+            self.workers = [w for w in self.workers if not isinstance(w, _Idle)]
+
+    def _collect(self, worker: _Worker, ready, started: float):
+        """(result, complete, replace the worker), or None while the file is still running."""
+        path = worker.task[0]
+        if worker.conn in ready or worker.process.sentinel in ready:
+            try:
+                has_data = worker.conn.poll()
+            except OSError:
+                has_data = False
+            if has_data:
+                try:
+                    data = worker.conn.recv_bytes()
+                except (EOFError, OSError):
+                    data = None
+                if data is not None:
+                    try:
+                        message = loads_result(data)
+                    except ResultFormatError as e:
+                        return _problem(path, f"analysis returned a malformed result ({e})"), False, True
+                    retire = any(p.message == memory_limit_message(self.limits) for p in message.problems)
+                    return message, not retire, retire
+            if not worker.process.is_alive():
+                worker.process.join()
+                return _problem(path, crash_message(worker.process.exitcode, self.limits)), False, True
+            if not has_data:
+                return None
+        if self.limits.wall_seconds and time.monotonic() - started >= self.limits.wall_seconds:
+            return _problem(path, time_limit_message(self.limits)), False, True
+        return None
+
+
+class _Idle:
+    """A slot whose worker was stopped and is not needed again."""
+    task = None
+
+
+def _problem(path: str, message: str) -> FileResult:
+    return FileResult(problems=[FileProblem(path, message)])
+
+
+def _worker_main(conn, analyze: Analyze, limits: Limits) -> None:
+    """The loop of a worker process: receive (path, source), send the result as JSON."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # libclang and LLVM print crash reports and stack dumps on stderr; the parent reports
+    # a crash in one line instead.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+    if limits.memory_mb:
+        _limit_address_space(limits.memory_mb * 1024 * 1024)
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        path, source = task
+        try:
+            payload = dumps_result(analyze(path, source))
+            retire = False
+        except MemoryError:
+            payload, retire = None, True
+        except BaseException as e:  # noqa: BLE001 - the worker must always answer
+            payload = dumps_result(_problem(path, f"internal error while analyzing "
+                                                  f"({type(e).__name__}); please report it"))
+            retire = False
+        if payload is None:
+            payload = dumps_result(_problem(path, memory_limit_message(limits)))
+        try:
+            conn.send_bytes(payload.encode("ascii"))
+        except (OSError, ValueError):
+            return
+        if retire:
+            return  # a process that ran out of memory is not trusted with another file
+
+
+def _limit_address_space(limit: int) -> None:
+    try:
+        import resource
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ImportError, ValueError, OSError):
+        pass  # no rlimits here (e.g. Windows): the wall-time limit still applies
