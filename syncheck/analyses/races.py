@@ -64,8 +64,9 @@ class Race:
 
 
 class _Encoder:
-    def __init__(self, thread: int, shared: dict, varying_vars: set[str], dims):
+    def __init__(self, thread: int, shared: dict, varying_vars: set[str], dims, program: Program):
         self.z3 = _z3()
+        self.program = program
         self.t = thread
         self.shared = shared        # symbols common to both threads
         self.varying = varying_vars  # loop variables that may differ between the two threads
@@ -203,7 +204,27 @@ class _Encoder:
         if name in ("min", "max", "umin", "umax") and len(args) == 2:
             a, b = (self.expr(x, scope, depth + 1) for x in args)
             return self.z3.If(a < b, a, b) if "min" in name else self.z3.If(a > b, a, b)
+        returned = self._single_return(node)
+        if returned is not None:
+            # A getter (`return threadIdx.y;`, `return blockDim.y;`): its expression, with
+            # the callee's parameters bound to this call's arguments.
+            callee, expr = returned
+            bindings = {p.key: (a, scope) for p, a in zip(callee.params, args)}
+            inner = Scope(scope.analysis, bindings)
+            return self.expr(expr, inner, depth + 1)
         raise _Unknown()
+
+    def _single_return(self, call: Node):
+        callee = self.program.resolve_call(call.decl)
+        if callee is None or callee.body is None or len(callee.body.children) != 1:
+            return None
+        stmt = callee.body.children[0]
+        if stmt.kind != "RETURN_STMT" or len(stmt.children) != 1:
+            return None
+        if any(n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "local"
+               for n in stmt.walk()):
+            return None
+        return callee, stmt.children[0]
 
     def cond(self, node: Node, scope: Scope, depth: int = 0):
         z3 = self.z3
@@ -408,8 +429,8 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     bx, by, bz = (_bv(z3, "blockDim.x"), _bv(z3, "blockDim.y"), _bv(z3, "blockDim.z"))
     dims = (bx, by, bz)
     intervals = intervals or ka.block_intervals
-    e1 = _Encoder(1, shared, _varying_loop_vars(ka, a, intervals), dims)
-    e2 = _Encoder(2, shared, _varying_loop_vars(ka, b, intervals), dims)
+    e1 = _Encoder(1, shared, _varying_loop_vars(ka, a, intervals), dims, ka.program)
+    e2 = _Encoder(2, shared, _varying_loop_vars(ka, b, intervals), dims, ka.program)
     solver = z3.Solver()
     solver.set("rlimit", RESOURCE_LIMIT)
     try:

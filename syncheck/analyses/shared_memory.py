@@ -337,6 +337,13 @@ class KernelAccesses:
     # -- accesses --
     def _shared_base(self, node: Node, scope: Scope) -> tuple[str, str] | None:
         node = _strip(node)
+        if node.kind == "MEMBER_REF_EXPR" and node.children and node.spelling:
+            # A member of a shared struct (cub TempStorage, CUTLASS SharedStorage, a policy's
+            # storage): each member is a location of its own.
+            base = self._shared_base(node.children[0], scope)
+            if base is None:
+                return None
+            return f"{base[0]}.{node.spelling}", f"{base[1]}.{node.spelling}"
         if node.kind != "DECL_REF_EXPR" or node.decl is None:
             return None
         d = node.decl
@@ -364,6 +371,16 @@ class KernelAccesses:
                                  scope=scope, value_level=stored,
                                  function=scope.analysis.function), instance, local)
                 continue
+            if kind == "MEMBER_REF_EXPR" and "[" not in node.type and mode in ("read", "write", "update") \
+                    and node.children and _strip(node.children[0]).kind != "ARRAY_SUBSCRIPT_EXPR":
+                member = self._shared_base(node, scope)
+                if member is not None:
+                    self._add(Access(array=member[0], name=member[1], node=node, indices=[],
+                                     offset=None, read=mode in ("read", "update"),
+                                     write=mode in ("write", "update"), point=point,
+                                     guards=list(gs), scope=scope, value_level=stored,
+                                     function=scope.analysis.function), instance, local)
+                    continue
             if kind == "ARRAY_SUBSCRIPT_EXPR" and self._record(node, mode, point, gs, scope, stored,
                                                                 instance, local):
                 # index expressions are reads of their own
@@ -433,7 +450,10 @@ class KernelAccesses:
         elif d is not None and d.key in scope.bindings:
             offset = None
         indices.reverse()
-        extents = _extents(cur.decl.type) if cur.decl is not None and cur.decl.storage == "shared" else []
+        if cur.kind == "MEMBER_REF_EXPR":
+            extents = _extents(cur.type)
+        else:
+            extents = _extents(cur.decl.type) if cur.decl is not None and cur.decl.storage == "shared" else []
         if offset is not None or len(extents) != len(indices):
             extents = [None] * len(indices)
         self._add(Access(
