@@ -80,8 +80,46 @@ class PartialReachCheck(Check):
     def explain(self, ctx: CheckContext, reach: PartialReach) -> str:
         raise NotImplementedError
 
+    # Finer-scope rules (tile, warp) leave a decision to the block-barrier rule when it
+    # already makes a block barrier partial: one bug, one finding.
+    defers_to_block_barriers: bool = False
+
     def run(self, ctx: CheckContext):
-        for reach in partial_reaches(ctx.uniformity, self.allowed):
-            if reach.anchor_function.in_main_file:
-                yield ctx.finding(self, reach.anchor, self.explain(ctx, reach),
-                                  reach.anchor_function.name, cause_notes(ctx, reach))
+        taken = _block_barrier_causes(ctx) if self.defers_to_block_barriers else set()
+        reaches = sorted((r for r in partial_reaches(ctx.uniformity, self.allowed)
+                          if r.anchor_function.in_main_file),
+                         key=lambda r: (r.anchor.line, r.anchor.col, r.site.node.line))
+        # A call that reaches the primitive under a decision that already makes a direct
+        # primitive partial is the same bug: it becomes a note of that finding.
+        direct = {_cause_key(r): r for r in reversed(reaches) if not r.chain}
+        merged: dict[int, list[PartialReach]] = {}
+        kept = []
+        for reach in reaches:
+            cause = _cause_key(reach)
+            if cause in taken:
+                continue
+            owner = direct.get(cause)
+            if reach.chain and owner is not None:
+                merged.setdefault(id(owner), []).append(reach)
+            else:
+                kept.append(reach)
+        for reach in kept:
+            notes = cause_notes(ctx, reach)
+            for other in merged.get(id(reach), ()):
+                notes.append(ctx.note(other.anchor, f"the same decision also lets part of the group "
+                                                    f"skip {subject(other).rstrip(',')} here"))
+            yield ctx.finding(self, reach.anchor, self.explain(ctx, reach),
+                              reach.anchor_function.name, notes)
+
+
+def _cause_key(reach: PartialReach) -> tuple:
+    """A partial reach's decisive cause: the divergent decision (its node) in its function."""
+    cause = primary_cause(reach)
+    return reach.anchor_function.key, cause.cond.id
+
+
+def _block_barrier_causes(ctx: CheckContext) -> set[tuple]:
+    from syncheck.analyses import primitives as P
+    block = lambda site: Level.BLOCK if site.prim.category == P.BLOCK_BARRIER else None
+    return {_cause_key(r) for r in partial_reaches(ctx.uniformity, block)
+            if r.anchor_function.in_main_file}

@@ -11,6 +11,7 @@ from syncheck.ir.calls import is_default_argument
 class DivergentTileSync(PartialReachCheck):
     code = "SYN103"
     name = "divergent-tile-sync"
+    defers_to_block_barriers = True
 
     def allowed(self, site):
         prim = site.prim

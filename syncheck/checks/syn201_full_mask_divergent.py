@@ -11,6 +11,7 @@ from syncheck.checks.warp_sites import explicit_mask
 class FullMaskInDivergentCode(PartialReachCheck):
     code = "SYN201"
     name = "full-mask-in-divergent-code"
+    defers_to_block_barriers = True
 
     def allowed(self, site):
         mask = explicit_mask(site)
