@@ -11,6 +11,7 @@ from syncheck.checks.registry import ALL_CHECKS
 from syncheck.engine import Settings, analyze_paths
 from syncheck.cache import default_cache_dir
 from syncheck.frontend.parse import ParseOptions
+from syncheck.include_policy import IncludePolicy, project_roots
 from syncheck.rules_doc import all_docs, doc_for
 from syncheck.workers import Limits
 
@@ -52,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="syncheck",
         description="Static analyzer for CUDA synchronization bugs.",
-        epilog="Exit status: 0 no findings, 1 findings, 2 a file could not be analyzed or usage error.")
+        epilog="Exit status: 0 no findings, 1 findings, 2 a file or a device function could not be "
+               "analyzed (unless --allow-incomplete), or a usage error.")
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (.cu, .cuh)")
     p.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
     p.add_argument("--select", type=_codes, default=(), metavar="CODES",
@@ -80,6 +82,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--memory-limit", type=_non_negative_mib, metavar="MIB",
                    help="stop analyzing a file whose worker process needs more than MIB MiB of "
                         f"address space; 0: no limit (default {DEFAULT_LIMITS.memory_mb})")
+    p.add_argument("--cuda-headers", metavar="model|real|auto|PATH",
+                   help="CUDA headers to parse with: syncheck's model headers (fast, no toolkit), "
+                        "the real ones (pip install 'syncheck[cuda]', or a CUDA <= 12.3 toolkit), "
+                        "a CUDA root PATH, or auto: the model, then the real headers for files the "
+                        "model cannot parse (default auto)")
+    p.add_argument("--allow-incomplete", action="store_true",
+                   help="device functions that could not be analyzed (SYN002) are notes and do "
+                        "not make the exit status 2")
+    p.add_argument("--report-headers", action="store_true",
+                   help="also report findings inside system and third-party headers (dropped by "
+                        "default)")
     p.add_argument("--report-unused-suppressions", action="store_true",
                    help="report suppression comments that silence nothing (SYN001)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
@@ -185,7 +198,20 @@ def main(argv: list[str] | None = None) -> int:
         cache_dir=None if args.no_cache else (args.cache_dir or default_cache_dir(
             str(cfg.root) if cfg.root else os.getcwd())),
         timeout=_limit(args.timeout, cfg.timeout, DEFAULT_LIMITS.wall_seconds),
-        memory_limit_mb=_limit(args.memory_limit, cfg.memory_limit, DEFAULT_LIMITS.memory_mb))
+        memory_limit_mb=_limit(args.memory_limit, cfg.memory_limit, DEFAULT_LIMITS.memory_mb),
+        # Includes may come from the project, the -I folders given here and system headers;
+        # never from folders that the analyzed repository's own configuration names.
+        include_policy=IncludePolicy.for_run(
+            project_roots(args.paths, str(cfg.root) if cfg.root else None),
+            tuple(os.path.abspath(i) for i in args.include)))
+    settings.cuda_headers = args.cuda_headers or cfg.cuda_headers or "auto"
+    settings.allow_incomplete = args.allow_incomplete or cfg.allow_incomplete
+    settings.report_headers = args.report_headers or cfg.report_headers
+    from syncheck.header_choice import check_mode
+    problem = check_mode(settings.cuda_headers)
+    if problem is not None:
+        sys.stderr.write(f"syncheck: error: {problem}\n")
+        return 2
     color = args.color == "always" or (args.color == "auto" and out.isatty()
                                        and os.environ.get("NO_COLOR") is None)
     report = _run(args, settings)

@@ -15,6 +15,9 @@ before a pyproject.toml in the same folder). Command-line flags override it.
     jobs = 4
     timeout = 120          # wall seconds per file; 0: no limit
     memory-limit = 2048    # MiB of address space per worker process; 0: no limit
+    cuda-headers = "auto"  # model | real | auto | a CUDA root path (relative to this file)
+    allow-incomplete = false  # unanalyzed device functions (SYN002) do not make exit status 2
+    report-headers = false    # also report findings inside system/third-party headers
 
 Every value is checked: a malformed file is one error line naming the file and the key.
 """
@@ -30,7 +33,8 @@ from syncheck.safe_io import read_regular_file
 MAX_CONFIG_BYTES = 1024 * 1024
 
 KEYS = {"select", "ignore", "per-file-ignores", "include", "defines", "block-dim", "arch",
-        "report-unused-suppressions", "jobs", "exclude", "timeout", "memory-limit"}
+        "report-unused-suppressions", "jobs", "exclude", "timeout", "memory-limit",
+        "cuda-headers", "allow-incomplete", "report-headers"}
 
 
 class ConfigError(Exception):
@@ -53,6 +57,9 @@ class FileConfig:
     exclude: tuple[str, ...] = ()
     timeout: float | None = None       # None: not set here
     memory_limit: int | None = None    # None: not set here
+    cuda_headers: str | None = None    # None: not set here
+    allow_incomplete: bool = False
+    report_headers: bool = False
 
 
 def find_config(start: Path) -> tuple[Path, dict] | None:
@@ -158,6 +165,18 @@ def _build(path: Path, data: dict) -> FileConfig:
     if memory is not None and (type(memory) is not int or memory < 0):
         raise ConfigError(f"{path}: 'memory-limit' must be a whole number of MiB >= 0 "
                           f"(0: no limit), not {_shown(memory)}")
+    cuda_headers = data.get("cuda-headers")
+    if cuda_headers is not None:
+        if not isinstance(cuda_headers, str) or not cuda_headers.strip():
+            raise ConfigError(f"{path}: 'cuda-headers' must be \"model\", \"real\", \"auto\" or a "
+                              f"CUDA root path, not {_shown(cuda_headers)}")
+        if cuda_headers not in ("model", "real", "auto"):
+            cuda_headers = str((root / cuda_headers).resolve())
+    flags = {}
+    for key in ("allow-incomplete", "report-headers"):
+        flags[key] = data.get(key, False)
+        if not isinstance(flags[key], bool):
+            raise ConfigError(f"{path}: '{key}' must be true or false")
     try:
         include = tuple(str((root / p).resolve()) for p in strings("include"))
     except (OSError, RuntimeError, ValueError) as e:
@@ -169,7 +188,8 @@ def _build(path: Path, data: dict) -> FileConfig:
         defines=strings("defines"), block_dim=block, arch=arch,
         report_unused_suppressions=report_unused,
         jobs=jobs, exclude=strings("exclude"), timeout=None if timeout is None else float(timeout),
-        memory_limit=memory)
+        memory_limit=memory, cuda_headers=cuda_headers,
+        allow_incomplete=flags["allow-incomplete"], report_headers=flags["report-headers"])
 
 
 def _shown(value) -> str:

@@ -57,11 +57,82 @@ class FileProblem:
         return asdict(self)
 
 
+# The rule code of a device function that could not be analyzed (rules/SYN002.md).
+UNANALYZED_CODE = "SYN002"
+UNANALYZED_RULE = "unanalyzed-function"
+
+
+@dataclass
+class UnanalyzedFunction:
+    """A device function of an analyzed file that syncheck could not analyze, and why."""
+
+    path: str
+    line: int
+    column: int
+    name: str
+    kind: str            # kernel | device | host_device
+    reason: str          # the first clang error that stopped it
+    reason_line: int     # where that error is (in the same file)
+    reason_column: int
+    fix: str             # what would let syncheck read it, e.g. "add -I include"
+
+
+@dataclass
+class FileCoverage:
+    """How much of one file's device code was analyzed."""
+
+    found: int = 0       # kernels, __device__ and __host__ __device__ functions
+    analyzed: int = 0
+    headers: str = ""    # the CUDA headers it was parsed with: "model", "real" or "" (not parsed)
+    unanalyzed: list[UnanalyzedFunction] = field(default_factory=list)
+
+
+@dataclass
+class Coverage:
+    """Device functions analyzed out of those found, over a whole run."""
+
+    found: int = 0
+    analyzed: int = 0
+    files_model: int = 0  # files parsed with syncheck's model headers
+    files_real: int = 0   # files parsed with the real CUDA headers
+    unanalyzed: list[UnanalyzedFunction] = field(default_factory=list)
+
+    def add(self, file: FileCoverage) -> None:
+        self.found += file.found
+        self.analyzed += file.analyzed
+        self.files_model += file.headers == "model"
+        self.files_real += file.headers == "real"
+        self.unanalyzed.extend(file.unanalyzed)
+
+    @property
+    def complete(self) -> bool:
+        return self.analyzed == self.found
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.analyzed / self.found if self.found else 100.0
+
+    def summary(self) -> str:
+        """'analyzed 41 of 43 device functions (95.3%)', the same words in every format."""
+        return (f"analyzed {self.analyzed} of {self.found} device function"
+                f"{'s' if self.found != 1 else ''} ({self.percent:.1f}%)")
+
+    def to_dict(self) -> dict:
+        return {"found": self.found, "analyzed": self.analyzed,
+                "percent": round(self.percent, 1), "complete": self.complete,
+                "files_with_model_headers": self.files_model,
+                "files_with_real_headers": self.files_real,
+                "unanalyzed": [asdict(u) for u in self.unanalyzed]}
+
+
 @dataclass
 class Report:
     findings: list[Finding] = field(default_factory=list)
     problems: list[FileProblem] = field(default_factory=list)
     files: int = 0
+    coverage: Coverage = field(default_factory=Coverage)
+    # With allow_incomplete, unanalyzed functions (SYN002) do not decide the exit status.
+    allow_incomplete: bool = False
 
     @property
     def errors(self) -> list[FileProblem]:
@@ -75,7 +146,15 @@ class Report:
         self.findings.sort(key=Finding.sort_key)
         self.problems.sort(key=lambda p: (p.path, p.line or 0, p.message))
 
+    @property
+    def unanalyzed_findings(self) -> list[Finding]:
+        return [f for f in self.findings if f.code == UNANALYZED_CODE]
+
     def exit_code(self) -> int:
+        """0 clean, 1 findings, 2 a file (or, unless allowed, a device function) not analyzed."""
         if self.errors:
             return 2
-        return 1 if self.findings else 0
+        incomplete = self.unanalyzed_findings
+        if incomplete and not self.allow_incomplete:
+            return 2
+        return 1 if len(self.findings) > len(incomplete) else 0

@@ -16,10 +16,15 @@ from syncheck.checks.base import CheckContext, ProjectFacts
 from syncheck.checks.registry import ALL_CHECKS
 from syncheck import suppressions
 from syncheck.cache import Cache
-from syncheck.diagnostics import FileProblem, Finding, Report, Severity
-from syncheck.frontend.parse import CompileDatabase, ParseOptions, parse_source
-from syncheck.ir.program import build_program
+from syncheck.coverage import file_coverage, search_roots_for, unanalyzed_finding
+from syncheck.diagnostics import (UNANALYZED_CODE, UNANALYZED_RULE, FileProblem, Finding, Report,
+                                  Severity)
+from syncheck.frontend.cuda_headers import HeadersUnavailable
+from syncheck.frontend.parse import CompileDatabase, ParseOptions
+from syncheck.header_choice import parse_and_build
+from syncheck.third_party import drop_third_party
 from syncheck.project import FileFacts, collect_facts
+from syncheck.include_policy import IncludePolicy, guarding, project_roots
 from syncheck.results import FileResult
 from syncheck.safe_io import MAX_FILE_BYTES, UnsafeFileError, describe_kind, read_regular_file
 from syncheck.workers import Limits, WorkerPool
@@ -51,13 +56,18 @@ class Settings:
     timeout: float | None = 120.0  # wall seconds per file (enforced by killing its worker)
     memory_limit_mb: int | None = 2048  # address space per worker process
     isolate: bool = True  # analyze in worker processes (False: in this process, no limits)
+    include_policy: IncludePolicy | None = None  # None: the analyzed file's project only
+    cuda_headers: str = "auto"  # model | real | auto | a CUDA root (see header_choice.py)
+    allow_incomplete: bool = False  # unanalyzed device functions (SYN002) do not make exit status 2
+    report_headers: bool = False  # keep findings inside system and third-party headers
 
     def limits(self) -> Limits:
         return Limits(wall_seconds=self.timeout, memory_mb=self.memory_limit_mb)
 
     def cache_key(self) -> str:
         return repr((self.select, self.ignore, self.parse, self.block_dim,
-                     sorted(self.compile_db.entries.items()) if self.compile_db else None))
+                     sorted(self.compile_db.entries.items()) if self.compile_db else None,
+                     self.cuda_headers, self.allow_incomplete, _real_headers_identity(self.cuda_headers)))
 
     def enabled(self, code: str, name: str) -> bool:
         def matches(patterns):
@@ -66,6 +76,15 @@ class Settings:
         if self.select and not matches(self.select):
             return False
         return not matches(self.ignore)
+
+
+def _real_headers_identity(mode: str) -> str:
+    """Which real headers a mode would use: results change when they appear or change."""
+    if mode == "model":
+        return ""
+    from syncheck.frontend.cuda_headers import available
+    real = available(mode)
+    return real.description if real else "none"
 
 
 class InputError(Exception):
@@ -153,12 +172,15 @@ def analyze_file(path: str, settings: Settings, source: bytes | None = None) -> 
             source = read_source(path)
         except InputError as e:
             return FileResult(problems=[FileProblem(path, str(e))])
-    with _CallbackErrors() as swallowed:
+    policy = settings.include_policy or IncludePolicy.for_run(project_roots([path]))
+    with _CallbackErrors() as swallowed, guarding(policy.with_roots(
+            [os.path.dirname(os.path.abspath(path))])) as guard:
         result = _analyze_source(path, source, settings)
     if swallowed.recursion and not any(p.kind == "error" for p in result.problems):
         # An exception inside a libclang visitor callback cannot propagate: the walk went
         # on without part of the tree, so the result would be incomplete.
         return FileResult(problems=[FileProblem(path, "too deeply nested to analyze")])
+    result.problems.extend(FileProblem(path, note, kind="note") for note in guard.notes())
     return result
 
 
@@ -211,9 +233,12 @@ def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileRes
         if db_options is not None:
             options = options.merged(db_options)
     try:
-        parsed = parse_source(path, source, options)
+        parsed, program, real_available = parse_and_build(path, source, options, settings.cuda_headers)
+    except HeadersUnavailable as e:
+        return FileResult(problems=[FileProblem(path, f"could not be parsed: {e}")])
     except Exception as e:  # libclang failure: report, do not crash the run
         return FileResult(problems=[FileProblem(path, f"could not be parsed: {e}")])
+    findings_unanalyzed: list[Finding] = []
     missing = parsed.missing_includes
     for p in missing:
         problems.append(FileProblem(path, f"{p.message}; analyzing what parses without it",
@@ -222,8 +247,11 @@ def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileRes
         first = next(p for p in parsed.header_errors if p.header == header)
         problems.append(FileProblem(path, f"included file {header} has errors ({first.message}); "
                                           f"code that depends on it may not be analyzed", kind="note"))
-    program = build_program(parsed)
-    broken = [f for f in program.functions.values() if f.has_errors and f.in_main_file]
+    coverage = file_coverage(path, parsed, program, real_available,
+                             search_roots_for(path, settings.config_root))
+    unanalyzed_device = {(u.line, u.name) for u in coverage.unanalyzed}
+    broken = [f for f in program.functions.values() if f.has_errors and f.in_main_file
+              and (f.line, f.name) not in unanalyzed_device]
     errors = parsed.errors
     # A syntax error that follows an unknown name is usually its consequence; only a file
     # whose first error is a syntax error is malformed.
@@ -238,20 +266,38 @@ def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileRes
                                     line=first.line, column=first.column))
     elif parsed.errors:
         # Names syncheck's CUDA model or a missing include does not declare: analyze the rest.
+        # Device functions that stay unparsed are diagnostics of their own (SYN002).
+        if settings.enabled(UNANALYZED_CODE, UNANALYZED_RULE):
+            findings_unanalyzed = [unanalyzed_finding(u, settings.allow_incomplete)
+                                   for u in coverage.unanalyzed]
         for f in broken:
             first = next(p for p in parsed.errors if f.line <= p.line <= f.end_line)
             problems.append(FileProblem(path, f"'{f.name}' not analyzed: {first.message}",
                                         kind="note", line=f.line))
     service = UniformityService(program, settings.block_dim)
     ctx = CheckContext(program, service, path)
-    findings: list[Finding] = []
+    findings: list[Finding] = list(findings_unanalyzed)
     for check_cls in ALL_CHECKS:
         if check_cls.scope == "file" and settings.enabled(check_cls.code, check_cls.name):
             findings.extend(check_cls().run(ctx))
+    findings = _one_per_place(findings)
     problems.extend(FileProblem(path, message, kind="note", line=line)
                     for line, message in sorted(set(ctx.analysis_notes)))
     return FileResult(findings, problems, collect_facts(program, service, path),
-                      _project_includes(parsed))
+                      _project_includes(parsed), coverage)
+
+
+def _one_per_place(findings: list[Finding]) -> list[Finding]:
+    """One finding per rule and source position: instantiations of one template (and the
+    calling contexts of one helper) share their source lines."""
+    seen: set[tuple] = set()
+    out = []
+    for f in findings:
+        place = (f.code, f.path, f.line, f.column)
+        if place not in seen:
+            seen.add(place)
+            out.append(f)
+    return out
 
 
 def _project_includes(parsed) -> list[str]:
@@ -308,9 +354,13 @@ def analyze_paths(paths: list[str], settings: Settings, progress=None) -> Report
         result = results[path]
         findings.extend(result.findings)
         report.problems.extend(result.problems)
+        report.coverage.add(result.coverage)
         facts.append(result.facts)
     findings.extend(project_findings(facts, settings))
+    if not settings.report_headers:
+        findings = drop_third_party(findings, files, paths, settings)
     report.findings = _filter(findings, files, settings, report)
+    report.allow_incomplete = settings.allow_incomplete
     report.sort()
     return report
 

@@ -15,7 +15,7 @@ import types
 import typing
 from dataclasses import dataclass, field
 
-from syncheck.diagnostics import FileProblem, Finding, Note, Severity
+from syncheck.diagnostics import FileCoverage, FileProblem, Finding, Note, Severity, UnanalyzedFunction
 from syncheck.project import FileFacts, KernelFact, LaunchFact, Location
 
 FORMAT_VERSION = 1
@@ -27,6 +27,7 @@ class FileResult:
     problems: list[FileProblem] = field(default_factory=list)
     facts: FileFacts = field(default_factory=FileFacts)
     dependencies: list[str] = field(default_factory=list)  # project headers it included
+    coverage: FileCoverage = field(default_factory=FileCoverage)  # device functions analyzed
 
 
 class ResultFormatError(ValueError):
@@ -35,7 +36,8 @@ class ResultFormatError(ValueError):
 
 # The only classes the decoder may build. Any field type outside these, the scalars,
 # Optional, list and tuple is a programming error caught by the tests.
-_DATACLASSES = (FileResult, Finding, Note, FileProblem, FileFacts, KernelFact, LaunchFact, Location)
+_DATACLASSES = (FileResult, Finding, Note, FileProblem, FileFacts, KernelFact, LaunchFact, Location,
+                FileCoverage, UnanalyzedFunction)
 _ENUMS = (Severity,)
 _MAX_DEPTH = 12
 

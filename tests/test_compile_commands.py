@@ -26,10 +26,15 @@ def test_compile_commands_gives_flags_and_the_file_list(tmp_path):
     data = json.loads(r.stdout)
     assert data["errors"] == [] and data["files"] == 2
     assert [(f["code"], f["path"].endswith("host.cpp")) for f in data["findings"]] == [("SYN301", True)]
-    # without the database the define and the include path are missing: no grid sync, no finding
+    # without the database the include path is missing: the kernel is not analyzed, and
+    # that is said at the kernel, with the flag that fixes it, and in the exit status
     r = run_cli("--format", "json", "--no-cache", "k.cu", "host.cpp", cwd=tmp_path)
     data = json.loads(r.stdout)
-    assert data["findings"] == [] and any("config.h" in n["message"] for n in data["notes"])
+    assert r.returncode == 2
+    assert [(f["code"], f["function"]) for f in data["findings"]] == [("SYN002", "relax")]
+    assert "add -I include" in data["findings"][0]["message"]
+    assert any("config.h" in n["message"] for n in data["notes"])
+    assert (data["coverage"]["found"], data["coverage"]["analyzed"]) == (1, 0)
     # a compile_commands.json beside the named files is picked up on its own
     (tmp_path / "db.json").rename(tmp_path / "compile_commands.json")
     r = run_cli("--format", "json", "--no-cache", "k.cu", "host.cpp", cwd=tmp_path)

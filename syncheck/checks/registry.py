@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from syncheck.checks.base import Check
 from syncheck.checks.syn001_unused_suppression import UnusedSuppression
+from syncheck.checks.syn002_unanalyzed_function import UnanalyzedFunction
 from syncheck.checks.syn101_divergent_barrier import DivergentBarrier
 from syncheck.checks.syn102_divergent_grid_sync import DivergentGridSync
 from syncheck.checks.syn103_divergent_tile_sync import DivergentTileSync
@@ -21,6 +22,7 @@ from syncheck.checks.syn402_implicit_warp_synchronous import ImplicitWarpSynchro
 
 ALL_CHECKS: tuple[type[Check], ...] = (
     UnusedSuppression,
+    UnanalyzedFunction,
     DivergentBarrier,
     DivergentGridSync,
     DivergentTileSync,

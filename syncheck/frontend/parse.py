@@ -1,9 +1,11 @@
-"""Parsing CUDA sources with libclang and the shipped CUDA model headers.
+"""Parsing CUDA sources with libclang, with syncheck's model headers or the real ones.
 
 The PyPI libclang wheel ships no clang resource headers and cannot read a CUDA 13
-toolkit, so syncheck parses with ``-nocudainc -nocudalib`` and puts its own model
-headers first on the include path. A fake ``--cuda-path`` keeps results identical
-whether or not a toolkit is installed.
+toolkit, so by default syncheck parses with ``-nocudainc -nocudalib`` and puts its own
+model headers first on the include path. A fake ``--cuda-path`` keeps results identical
+whether or not a toolkit is installed. With real headers (see cuda_headers.py) it parses
+as clang does for CUDA, with the toolkit's headers and clang's CUDA wrappers, loading
+the common ones from a precompiled header (precompiled.py).
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ from pathlib import Path
 
 import clang.cindex as ci
 
+from syncheck.frontend import precompiled
 from syncheck.frontend.clang_api import KEEP_GOING
+from syncheck.include_policy import GuardedIndex
+from syncheck.frontend.cuda_headers import MODEL_DIR, STANDINS_DIR, RealHeaders
 
-MODEL_DIR = Path(__file__).parent / "cuda_model"
 FALLBACK_INCLUDE_DIR = Path(__file__).parent / "fallback_include"
 
 
@@ -48,10 +52,8 @@ class ParseOptions:
     extra_args: tuple[str, ...] = ()
 
     def clang_args(self) -> list[str]:
-        # Only the arches libclang 18 knows: newer ones fail to load.
-        arch = self.arch if self.arch.startswith("sm_") else f"sm_{self.arch}"
-        if arch.rstrip("a").removeprefix("sm_").isdigit() and int(arch.rstrip("a")[3:]) > 90:
-            arch = "sm_90"
+        """Arguments to parse with syncheck's model headers (no toolkit needed)."""
+        arch = self._arch()
         args = [
             "-x", "cuda", "-nocudainc", "-nocudalib", f"--cuda-gpu-arch={arch}",
             "--cuda-path=/nonexistent", "--cuda-device-only", f"-std={self.std}",
@@ -67,6 +69,28 @@ class ParseOptions:
         args += list(self.extra_args)
         args += ["-isystem", compiler_include_dir()]
         return args
+
+    def real_clang_args(self, real: "RealHeaders") -> list[str]:
+        """Arguments to parse with real CUDA headers: the device side, like nvcc's device pass."""
+        args = [
+            "-x", "cuda", f"--cuda-gpu-arch={self._arch()}", f"--cuda-path={real.cuda_root}",
+            "-nocudalib", "-resource-dir", real.resource_dir, "--cuda-device-only",
+            f"-std={self.std}", "-ferror-limit=0", "-Wno-everything",
+        ]
+        for d in self.include_dirs:
+            args += ["-I", d]
+        for d in self.defines:
+            args.append(f"-D{d}")
+        args += list(self.extra_args)
+        args += ["-idirafter", str(STANDINS_DIR)]
+        return args
+
+    def _arch(self) -> str:
+        # Only the arches libclang 18 knows: newer ones fail to load.
+        arch = self.arch if self.arch.startswith("sm_") else f"sm_{self.arch}"
+        if arch.rstrip("a").removeprefix("sm_").isdigit() and int(arch.rstrip("a")[3:]) > 90:
+            arch = "sm_90"
+        return arch
 
     def merged(self, other: "ParseOptions") -> "ParseOptions":
         return ParseOptions(
@@ -96,6 +120,8 @@ class ParsedFile:
     tu: ci.TranslationUnit
     source: bytes
     problems: list[ParseProblem] = field(default_factory=list)
+    headers: str = "model"      # which CUDA headers: "model" or "real"
+    precompiled: bool = False   # the real headers came from a precompiled header
 
     @property
     def missing_includes(self) -> list[ParseProblem]:
@@ -117,17 +143,40 @@ class ParsedFile:
 
 @functools.cache
 def _index() -> ci.Index:
-    return ci.Index.create()
+    # Every parse of an analyzed file reads only what the include policy allows.
+    return GuardedIndex.create()
 
 
-def parse_source(path: str, source: bytes, options: ParseOptions) -> ParsedFile:
-    """Parse ``source`` (the bytes of ``path``, already read) without touching the disk copy."""
-    args = options.clang_args()
+def parse_source(path: str, source: bytes, options: ParseOptions,
+                 real: RealHeaders | None = None, use_pch: bool = True) -> ParsedFile:
+    """Parse ``source`` (the bytes of ``path``, already read) without touching the disk copy.
+
+    With ``real``, the real CUDA headers are used (from a precompiled header when it can
+    be, see precompiled.py); without, syncheck's model headers.
+    """
     parent = os.path.dirname(os.path.abspath(path))
-    args += ["-I", parent]
     text = source.decode("utf-8")
-    tu = _index().parse(path, args=args, unsaved_files=[(path, text)], options=KEEP_GOING)
-    parsed = ParsedFile(path=path, tu=tu, source=source)
+    if real is None:
+        args = options.clang_args() + ["-I", parent]
+        tu = _index().parse(path, args=args, unsaved_files=[(path, text)], options=KEEP_GOING)
+        return _classify(path, tu, source, "model", False)
+    base = options.real_clang_args(real)
+    pch = precompiled.get(base, real) if use_pch and precompiled.usable_for(path, source, real) else None
+    if pch is not None:
+        tu = _index().parse(path, args=base + ["-include-pch", pch, "-I", parent],
+                            unsaved_files=[(path, text)], options=KEEP_GOING)
+        if not precompiled.load_failed(tu):
+            return _classify(path, tu, source, "real", True)
+        precompiled.discard(pch)
+    launch = str(STANDINS_DIR / "syncheck_device_launch.h")
+    tu = _index().parse(path, args=base + ["-include", launch, "-I", parent],
+                        unsaved_files=[(path, text)], options=KEEP_GOING)
+    return _classify(path, tu, source, "real", False)
+
+
+def _classify(path: str, tu: ci.TranslationUnit, source: bytes, headers: str,
+              from_pch: bool) -> ParsedFile:
+    parsed = ParsedFile(path=path, tu=tu, source=source, headers=headers, precompiled=from_pch)
     main = os.path.abspath(path)
     for diag in tu.diagnostics:
         if diag.severity < ci.Diagnostic.Error:

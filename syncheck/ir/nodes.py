@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import clang.cindex as ci
 
 from syncheck.frontend import clang_api
-from syncheck.frontend.parse import MODEL_DIR
+from syncheck.frontend.cuda_headers import cuda_declaration_prefixes
 
 K = ci.CursorKind
 
@@ -30,7 +30,6 @@ _STATEMENTS = {K.COMPOUND_STMT, K.DECL_STMT, K.IF_STMT, K.FOR_STMT, K.WHILE_STMT
 _REF_KINDS = {K.DECL_REF_EXPR, K.MEMBER_REF_EXPR, K.CALL_EXPR, K.OVERLOADED_DECL_REF}
 _LITERALS = {K.INTEGER_LITERAL, K.FLOATING_LITERAL, K.CHARACTER_LITERAL, K.CXX_BOOL_LITERAL_EXPR}
 _LITERAL_NAMES = {k.name for k in _LITERALS}
-_MODEL_PREFIX = str(MODEL_DIR)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +89,7 @@ class Node:
 
 def in_model_header(cursor: ci.Cursor) -> bool:
     f = cursor.location.file
-    return f is not None and f.name.startswith(_MODEL_PREFIX)
+    return f is not None and f.name.startswith(cuda_declaration_prefixes())
 
 
 class Lowerer:
@@ -142,7 +141,8 @@ class Lowerer:
         key = identity.get_usr() or f"{identity.location.file}:{identity.location.line}:{identity.location.column}:{identity.spelling}"
         loc = identity.location
         file = loc.file.name if loc.file is not None else ""
-        model = file.startswith(_MODEL_PREFIX)
+        model = file.startswith(cuda_declaration_prefixes())  # CUDA's: the model's or the real headers'
+
         value = None
         is_const = False
         if kind == K.PARM_DECL:

@@ -27,4 +27,8 @@ def render(report: Report) -> str:
     for p in report.problems:
         props = f"file={_prop(p.path)}" + (f",line={p.line}" if p.line else "") + ",title=syncheck"
         lines.append(f"::{'error' if p.kind == 'error' else 'notice'} {props}::{_data(p.message)}")
-    return "\n".join(lines) + ("\n" if lines else "")
+    cov = report.coverage
+    level = "notice" if cov.complete or report.allow_incomplete else "error"
+    lines.append(f"::{level} title={_prop('syncheck coverage')}::"
+                 f"{_data(f'syncheck {cov.summary()} in {report.files} file' + ('s' if report.files != 1 else ''))}")
+    return "\n".join(lines) + "\n"

@@ -13,5 +13,6 @@ def render(report: Report) -> str:
         "errors": [p.to_dict() for p in report.errors],
         "notes": [p.to_dict() for p in report.notes],
         "files": report.files,
+        "coverage": report.coverage.to_dict(),
     }
     return json.dumps(payload, indent=2, sort_keys=False) + "\n"

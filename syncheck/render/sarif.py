@@ -8,7 +8,7 @@ from pathlib import Path
 
 from syncheck import __version__
 from syncheck.checks.registry import ALL_CHECKS
-from syncheck.diagnostics import Report
+from syncheck.diagnostics import UNANALYZED_CODE, Report
 from syncheck.rules_doc import all_docs
 
 _LEVELS = {"error": "error", "warning": "warning", "info": "note"}
@@ -70,6 +70,16 @@ def render(report: Report, base: str | None = None) -> str:
             "artifactLocation": {"uri": _uri(p.path, base), "uriBaseId": "%SRCROOT%"},
             **({"region": {"startLine": p.line}} if p.line else {})}}],
     } for p in report.problems]
+    cov = report.coverage
+    notifications += [{
+        "level": "note" if report.allow_incomplete else "error",
+        "associatedRule": {"id": UNANALYZED_CODE},
+        "message": {"text": f"'{u.name}' not analyzed: {u.reason}; {u.fix}"},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": _uri(u.path, base), "uriBaseId": "%SRCROOT%"},
+            "region": {"startLine": u.line, "startColumn": u.column}}}],
+    } for u in cov.unanalyzed]
+    notifications.append({"level": "note", "message": {"text": f"syncheck {cov.summary()}"}})
     run = {
         "tool": {"driver": {"name": "syncheck", "version": __version__,
                             "informationUri": "https://syncheck.dev", "rules": rules}},
@@ -77,6 +87,7 @@ def render(report: Report, base: str | None = None) -> str:
         "invocations": [{"executionSuccessful": not report.errors,
                          "toolExecutionNotifications": notifications}],
         "results": results,
+        "properties": {"coverage": {k: v for k, v in cov.to_dict().items() if k != "unanalyzed"}},
     }
     doc = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": [run]}
     return json.dumps(doc, indent=2) + "\n"

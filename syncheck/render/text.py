@@ -60,11 +60,19 @@ def render(report: Report, color: bool = False, console: Console | None = None) 
         kind = "error" if p.kind == "error" else "note"
         text = f"{loc}: {kind}: {p.message}"
         lines.append(f"[{_STYLES[kind]}]{escape(text)}[/]" if color else text)
-    n = len(report.findings)
+    lines.append(f"[bold]{escape(summary_line(report))}[/bold]" if color else summary_line(report))
+    return "\n".join(lines) + "\n"
+
+
+def summary_line(report: Report) -> str:
+    """The closing line of every run: findings, file errors and coverage."""
+    n = len(report.findings) - len(report.unanalyzed_findings)
     summary = (f"Found {n} finding{'s' if n != 1 else ''} in {report.files} file"
                f"{'s' if report.files != 1 else ''}")
     if report.errors:
         summary += f"; {len(report.errors)} file error{'s' if len(report.errors) != 1 else ''}"
-    if n or report.errors:
-        lines.append(f"[bold]{summary}.[/bold]" if color else summary + ".")
-    return "\n".join(lines) + ("\n" if lines else "")
+    summary += f"; {report.coverage.summary()}"
+    missed = len(report.coverage.unanalyzed)
+    if missed:
+        summary += f", {missed} not analyzed (SYN002)"
+    return summary + "."

@@ -1,0 +1,184 @@
+"""A precompiled header of the real CUDA headers, built once per configuration.
+
+The real headers cost 2.5-3.5 s a parse when a file includes cub; the same parse that
+loads them from a precompiled header (libclang's ``tu.save`` and ``-include-pch``) costs
+about a quarter of a second. The header holds the toolkit headers most CUDA files use
+(runtime, cooperative groups, fp16/bf16, math constants, cub), built with the same flags
+as the files that use it (user -I/-D included; a file's own folder is not), keyed by the
+libclang version, those flags and the headers' identity (paths, versions, timestamps), and
+stored in syncheck's user cache dir. clang itself checks, when it loads the header, that no
+file in it changed since; any failure to build or load it falls back to a plain parse.
+
+A file is parsed without it (a plain parse, same results, slower) when it could see
+something else than the header holds:
+- its folder has a file or folder named like a top-level toolkit header (``cub/``,
+  ``cuda_fp16.h``), which ``#include <...>`` would find first;
+- it defines a configuration macro of the toolkit or CCCL (``CUB_*``, ``THRUST_*``,
+  ``__CUDA_NO_HALF_OPERATORS__``...) before including a header, which the precompiled
+  copy was built without.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+from pathlib import Path
+
+import clang.cindex as ci
+
+from syncheck.frontend.clang_api import KEEP_GOING
+from syncheck.frontend.cuda_headers import STANDINS_DIR, RealHeaders, libclang_version, user_cache_root
+
+# What the precompiled header includes (in this order, after the launch declaration).
+PRECOMPILED_INCLUDES = (
+    "cuda_runtime.h", "cooperative_groups.h", "cooperative_groups/reduce.h",
+    "cuda_fp16.h", "cuda_bf16.h", "math_constants.h", "cub/cub.cuh",
+)
+_PARSE_INCOMPLETE = 0x02        # CXTranslationUnit_Incomplete: a header, not a whole program
+_FOR_SERIALIZATION = 0x10       # CXTranslationUnit_ForSerialization
+_CONFIG_MACRO = re.compile(
+    rb"^\s*#\s*(?:define|undef)\s+(CUB_|THRUST_|_CCCL_|CCCL_|LIBCUDACXX_|_LIBCUDACXX_|__CUDA_NO_|"
+    rb"CUDA_NO_|__CUDA_ARCH|NV_|CUDART_|__CUDACC|CUDA_API_|__CUDA_API_)", re.M)
+
+
+def _index() -> ci.Index:
+    return ci.Index.create()
+
+
+def key_for(args: list[str], real: RealHeaders) -> str:
+    h = hashlib.sha256()
+    h.update(libclang_version().encode())
+    h.update(b"\0".join(a.encode("utf-8", "surrogateescape") for a in args))
+    h.update(real.description.encode())
+    h.update("\n".join(PRECOMPILED_INCLUDES).encode())
+    for d in (real.include_dir(), os.path.join(real.resource_dir, "include"), str(STANDINS_DIR)):
+        try:
+            h.update(f"{d}:{os.stat(d).st_mtime_ns}".encode())
+        except OSError:
+            h.update(d.encode())
+    return h.hexdigest()[:24]
+
+
+def pch_dir() -> Path:
+    return user_cache_root() / "pch"
+
+
+def prelude_text() -> str:
+    lines = ["/* syncheck: the real CUDA headers most files use, precompiled once. */",
+             f'#include "{STANDINS_DIR / "syncheck_device_launch.h"}"']
+    lines += [f"#include <{h}>" for h in PRECOMPILED_INCLUDES]
+    return "\n".join(lines) + "\n"
+
+
+@functools.cache
+def _toolkit_names(include_dir: str) -> frozenset[str]:
+    try:
+        return frozenset(os.listdir(include_dir))
+    except OSError:
+        return frozenset()
+
+
+@functools.cache
+def _folder_shadows(folder: str, include_dir: str) -> bool:
+    try:
+        names = set(os.listdir(folder))
+    except OSError:
+        return False
+    return bool(names & _toolkit_names(include_dir))
+
+
+def usable_for(path: str, source: bytes, real: RealHeaders) -> bool:
+    """May ``path`` be parsed with the precompiled header (see the module docstring)?"""
+    folder = os.path.dirname(os.path.abspath(path))
+    if _folder_shadows(folder, real.include_dir()):
+        return False
+    return _CONFIG_MACRO.search(source) is None
+
+
+def get(args: list[str], real: RealHeaders) -> str | None:
+    """The path of a precompiled header for ``args``, building it if needed; None if it cannot be."""
+    key = key_for(args, real)
+    folder = pch_dir()
+    pch = folder / f"{key}.pch"
+    failed = folder / f"{key}.failed"
+    if pch.is_file():
+        return str(pch)
+    if failed.exists():
+        return None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    with _Lock(folder / f"{key}.lock"):
+        if pch.is_file():  # another process built it while this one waited
+            return str(pch)
+        return _build(args, pch, failed)
+
+
+def _build(args: list[str], pch: Path, failed: Path) -> str | None:
+    prelude = pch.with_suffix(".cuh")
+    tmp = pch.with_name(f".{pch.stem}.{os.getpid()}.pch")
+    try:
+        prelude.write_text(prelude_text(), encoding="utf-8")
+        tu = _index().parse(str(prelude), args=args,
+                            options=KEEP_GOING | _PARSE_INCOMPLETE | _FOR_SERIALIZATION)
+        errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
+        if errors:
+            failed.write_text(f"{errors[0].location}: {errors[0].spelling}\n", encoding="utf-8")
+            return None
+        tu.save(str(tmp))
+        os.replace(tmp, pch)
+        return str(pch)
+    except (ci.TranslationUnitLoadError, ci.TranslationUnitSaveError, OSError) as e:
+        try:
+            failed.write_text(f"{type(e).__name__}: {e}\n", encoding="utf-8")
+        except OSError:
+            pass
+        return None
+    finally:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+
+
+def discard(pch_path: str) -> None:
+    """A header that failed to load (a toolkit file changed since): build afresh next time."""
+    try:
+        os.unlink(pch_path)
+    except OSError:
+        pass
+
+
+def load_failed(tu: ci.TranslationUnit) -> bool:
+    for d in tu.diagnostics:
+        if d.severity >= ci.Diagnostic.Error and (
+                "precompiled header" in d.spelling or "PCH file" in d.spelling
+                or "AST file" in d.spelling or "has been modified since" in d.spelling):
+            return True
+    return False
+
+
+class _Lock:
+    """An advisory file lock (POSIX); elsewhere a no-op (two builders then both build)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.fd: int | None = None
+
+    def __enter__(self):
+        try:
+            import fcntl
+            self.fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o644)
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except (ImportError, OSError):
+            self.fd = None
+        return self
+
+    def __exit__(self, *exc):
+        if self.fd is not None:
+            import fcntl
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)

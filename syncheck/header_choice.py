@@ -1,0 +1,60 @@
+"""Choosing the CUDA headers a file is parsed with (--cuda-headers model|real|auto|PATH).
+
+* model: syncheck's model headers only (fast, no download; may leave real code unparsed).
+* real / PATH: the real CUDA headers (see syncheck/frontend/cuda_headers.py for where
+  they are looked for); an error when there are none.
+* auto (default): the model headers first; when that leaves device functions of the file
+  unanalyzable and real headers are available, the file is parsed again with them and
+  the parse that analyzes more device functions is kept (the model's on a tie).
+"""
+
+from __future__ import annotations
+
+from syncheck.coverage import unanalyzable
+from syncheck.frontend.cuda_headers import MODES, HeadersUnavailable, RealHeaders, available, locate
+from syncheck.frontend.parse import ParsedFile, ParseOptions, parse_source
+from syncheck.ir.program import Program, build_program
+
+
+def real_headers_for(mode: str) -> RealHeaders | None:
+    """The real headers a mode may use: required for real/PATH (HeadersUnavailable), optional for auto."""
+    if mode == "model":
+        return None
+    if mode == "auto":
+        return available("auto")
+    return locate(mode)
+
+
+def check_mode(mode: str) -> str | None:
+    """An error message when ``mode`` cannot work here (checked once, before any file)."""
+    if mode in ("model", "auto"):
+        return None
+    try:
+        locate(mode)
+    except HeadersUnavailable as e:
+        return str(e)
+    return None
+
+
+def parse_and_build(path: str, source: bytes, options: ParseOptions,
+                    mode: str) -> tuple[ParsedFile, Program, bool]:
+    """The parse and program to analyze, and whether real headers are available at all."""
+    if mode not in MODES or mode == "real":
+        real = locate(mode)
+        parsed = parse_source(path, source, options, real=real)
+        return parsed, build_program(parsed), True
+    parsed = parse_source(path, source, options)
+    program = build_program(parsed)
+    if mode == "model":
+        return parsed, program, available("auto") is not None
+    gaps = unanalyzable(program)
+    if not gaps:
+        return parsed, program, True  # availability does not matter: nothing to fix
+    real = available("auto")
+    if real is None:
+        return parsed, program, False
+    real_parsed = parse_source(path, source, options, real=real)
+    real_program = build_program(real_parsed)
+    if len(unanalyzable(real_program)) < len(gaps):
+        return real_parsed, real_program, True
+    return parsed, program, True
