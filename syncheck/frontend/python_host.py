@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass, replace
 
 from syncheck.diagnostics import FileProblem, Finding, Note
+from syncheck.include_policy import read_allowed_file
 from syncheck.project import FileFacts, LaunchFact, Location
 
 _OCCUPANCY_NAMES = ("occupancyMaxActiveBlocksPerMultiprocessor",
@@ -31,6 +32,15 @@ class _KernelObject:
     cooperative: bool
     source: _Source | None
     node: ast.AST
+
+
+def _read_named_file(path: str) -> str | None:
+    """A CUDA file the script names: a regular file within the size limit and the include
+    policy (a script in the repository must not make syncheck read /etc/shadow or /dev/zero)."""
+    try:
+        return read_allowed_file(path).decode("utf-8", errors="replace")
+    except (OSError, ValueError):
+        return None
 
 
 def _call_name(node: ast.AST) -> str:
@@ -85,9 +95,9 @@ class _Module:
             return _Source(value.value, value.lineno, self.path)
         if isinstance(value, ast.Call) and _call_name(value) in ("read", "read_text"):
             path = self._path_of(value.func.value if isinstance(value.func, ast.Attribute) else None)
-            if path and os.path.isfile(path):
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    return _Source(f.read(), None, path)
+            text = _read_named_file(path) if path else None
+            if text is not None:
+                return _Source(text, None, path)
         return None
 
     def _path_of(self, node) -> str | None:
@@ -176,9 +186,9 @@ def analyze_python(path: str, source: bytes, settings):
             if src is None and _keyword(call, "path") is not None:
                 p = module.string(_keyword(call, "path"))
                 full = os.path.join(module.dir, p) if p else None
-                if full and os.path.isfile(full):
-                    with open(full, encoding="utf-8", errors="replace") as f:
-                        src = _Source(f.read(), None, full)
+                text = _read_named_file(full) if full else None
+                if text is not None:
+                    src = _Source(text, None, full)
             for t in targets:
                 modules[t] = (src, _is_true(_keyword(call, "enable_cooperative_groups")))
         elif kind == "get_function" and isinstance(call.func, ast.Attribute) and \
