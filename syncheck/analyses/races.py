@@ -391,7 +391,7 @@ def _same_own_element(a: Access, b: Access, uses_y: bool, uses_z: bool) -> bool:
     """Both accesses use the same index, one that names the thread itself (threadIdx.x plus a
     uniform offset; with threadIdx.y as another dimension in 2-D kernels): each thread touches
     its own element, so no two threads meet. Saves the solver the commonest pair."""
-    if a.offset or b.offset or a.scope is not b.scope or len(a.indices) != len(b.indices) \
+    if a.offsets or b.offsets or not a.indices or a.scope is not b.scope or len(a.indices) != len(b.indices) \
             or not a.indices or uses_z:
         return False
     loop_vars = set(a.scope.inductions) | a.scope.multi_defs
@@ -520,8 +520,14 @@ def assumed_shape(ka: KernelAccesses) -> tuple[tuple[int, int, int], str]:
 
 def _indices(enc: _Encoder, acc: Access):
     out = [enc.expr(n, s) for n, s in acc.indices]
-    if acc.offset is not None and out:
-        out[0] = out[0] + enc.expr(*acc.offset)
+    if acc.offsets:
+        offset = enc.expr(*acc.offsets[0])
+        for n, s in acc.offsets[1:]:
+            offset = offset + enc.expr(n, s)
+        if out:
+            out[0] = out[0] + offset
+        else:
+            out = [offset]  # *p or *(p + n): one element past the pointer's target
     return out
 
 

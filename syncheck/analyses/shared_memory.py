@@ -39,7 +39,8 @@ class Scope:
     bindings: dict[str, tuple[Node, "Scope"]] = field(default_factory=dict)
     single_defs: dict[str, Node] = field(default_factory=dict)
     multi_defs: set[str] = field(default_factory=set)
-    pointer_alias: dict[str, tuple[str, Node | None, "Scope"]] = field(default_factory=dict)
+    # pointer -> (shared location key, offsets added to its first index)
+    pointer_alias: dict[str, tuple[str, list[tuple[Node, "Scope"]]]] = field(default_factory=dict)
     # Loop counters: var -> (initial value, "+" | "-" | ">>" | "<<", constant step, line of
     # the update: counters updated on one line, as in 'k += R, i += R', advance together)
     inductions: dict[str, tuple[Node, str, int, int]] = field(default_factory=dict)
@@ -57,7 +58,7 @@ class Access:
     name: str
     node: Node            # the outermost subscript
     indices: list[tuple[Node, Scope]]   # outermost dimension first
-    offset: tuple[Node, Scope] | None   # added to the first index (pointer aliases)
+    offsets: list[tuple[Node, Scope]]   # added to the first index (pointer aliases, p + n)
     read: bool
     write: bool
     point: tuple[int, int]  # (block, item) in the kernel's CFG
@@ -72,6 +73,26 @@ class Access:
     @property
     def line(self) -> int:
         return self.node.line
+
+
+_ZERO = Node(-1, "INTEGER_LITERAL")
+_ZERO.value = 0
+
+
+def _var_type(fn: Function, key: str) -> str:
+    for n in fn.body.walk():
+        if n.kind == "VAR_DECL" and n.decl is not None and n.decl.key == key:
+            return n.type
+    for p in fn.params:
+        if p.key == key:
+            return p.type
+    return ""
+
+
+def _display_name(key: str, node: Node) -> str:
+    """The shared variable's name for messages, from its declaration key."""
+    tail = key.rsplit("@", 1)[-1]
+    return tail if tail.isidentifier() else "shared memory"
 
 
 def _strip(n: Node) -> Node:
@@ -288,18 +309,38 @@ class KernelAccesses:
         scope = Scope(analysis, bindings, single, multi)
         scope.inductions = _inductions(fn, init)
         for key, init in single.items():
-            base = _strip(init)
-            if base.kind == "UNARY_OPERATOR" and base.op == "&" and base.children:
-                inner = _strip(base.children[0])
-                if inner.kind == "ARRAY_SUBSCRIPT_EXPR" and len(inner.children) == 2:
-                    arr = self._shared_base(_strip(inner.children[0]), scope)
-                    if arr is not None:
-                        scope.pointer_alias[key] = (arr[0], inner.children[1], scope)
+            if "*" not in _var_type(fn, key) and "&" not in _var_type(fn, key):
                 continue
-            arr = self._shared_base(base, scope)
-            if arr is not None:
-                scope.pointer_alias[key] = (arr[0], None, scope)
+            target = self._pointer_target(init, scope)
+            if target is not None:
+                scope.pointer_alias[key] = target
         return scope
+
+    def _pointer_target(self, node: Node, scope: Scope):
+        """(shared location, offsets) a pointer expression points into: ``s``, ``&s[i]``,
+        ``s + i``, ``p + i`` for an alias p, or a parameter bound to one of these."""
+        base = _strip(node)
+        if base.kind == "UNARY_OPERATOR" and base.op == "&" and base.children:
+            inner = _strip(base.children[0])
+            if inner.kind == "ARRAY_SUBSCRIPT_EXPR" and len(inner.children) == 2:
+                target = self._pointer_target(inner.children[0], scope)
+                if target is not None:
+                    return target[0], target[1] + [(inner.children[1], scope)]
+            return None
+        if base.kind == "BINARY_OPERATOR" and base.op == "+" and len(base.children) == 2:
+            left, right = base.children
+            target = self._pointer_target(left, scope)
+            if target is not None:
+                return target[0], target[1] + [(right, scope)]
+            return None
+        if base.kind == "DECL_REF_EXPR" and base.decl is not None:
+            if base.decl.key in scope.pointer_alias:
+                return scope.pointer_alias[base.decl.key]
+            if base.decl.key in scope.bindings:
+                arg, arg_scope = scope.bindings[base.decl.key]
+                return self._pointer_target(arg, arg_scope)
+        arr = self._shared_base(base, scope)
+        return (arr[0], []) if arr is not None else None
 
     # -- barriers --
     def _barrier(self, item: Node, warp: bool) -> bool:
@@ -351,7 +392,7 @@ class KernelAccesses:
             return d.key, d.name
         if d.key in scope.pointer_alias:
             key = scope.pointer_alias[d.key][0]
-            return key, d.name
+            return key, key.rsplit("@", 1)[-1] if "@" in key else d.name
         if d.key in scope.bindings:
             arg, arg_scope = scope.bindings[d.key]
             return self._shared_base(arg, arg_scope)
@@ -366,7 +407,7 @@ class KernelAccesses:
             if kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.storage == "shared" \
                     and "[" not in node.decl.type and mode in ("read", "write", "update"):
                 self._add(Access(array=node.decl.key, name=node.decl.name, node=node, indices=[],
-                                 offset=None, read=mode in ("read", "update"),
+                                 offsets=[], read=mode in ("read", "update"),
                                  write=mode in ("write", "update"), point=point, guards=list(gs),
                                  scope=scope, value_level=stored,
                                  function=scope.analysis.function), instance, local)
@@ -376,7 +417,7 @@ class KernelAccesses:
                 member = self._shared_base(node, scope)
                 if member is not None:
                     self._add(Access(array=member[0], name=member[1], node=node, indices=[],
-                                     offset=None, read=mode in ("read", "update"),
+                                     offsets=[], read=mode in ("read", "update"),
                                      write=mode in ("write", "update"), point=point,
                                      guards=list(gs), scope=scope, value_level=stored,
                                      function=scope.analysis.function), instance, local)
@@ -398,6 +439,19 @@ class KernelAccesses:
             if kind == "UNARY_OPERATOR" and node.op in ("++", "--", "post++", "post--") and node.children:
                 stack.append((node.children[0], "update", gs, 7))
                 continue
+            if kind == "UNARY_OPERATOR" and node.op == "*" and node.children:
+                target = self._pointer_target(node.children[0], scope)
+                if target is not None:
+                    offsets = target[1] or [(_ZERO, scope)]  # *p is p[0]
+                    self._add(Access(array=target[0], name=_display_name(target[0], node),
+                                     node=node, indices=[], offsets=offsets,
+                                     read=mode in ("read", "update"), write=mode in ("write", "update"),
+                                     point=point, guards=list(gs), scope=scope, value_level=stored,
+                                     function=scope.analysis.function), instance, local)
+                    for n, s in target[1]:
+                        if s is scope:  # index expressions are reads of their own
+                            stack.append((n, "read", gs, 0))
+                    continue
             if kind == "UNARY_OPERATOR" and node.op == "&":
                 continue  # taking an address is not an access
             if kind == "CONDITIONAL_OPERATOR" and len(node.children) == 3:
@@ -442,22 +496,17 @@ class KernelAccesses:
         base = self._shared_base(cur, scope)
         if base is None:
             return False
-        offset = None
-        d = cur.decl
-        if d is not None and d.key in scope.pointer_alias:
-            _, off, off_scope = scope.pointer_alias[d.key]
-            offset = (off, off_scope) if off is not None else None
-        elif d is not None and d.key in scope.bindings:
-            offset = None
+        target = self._pointer_target(cur, scope) if cur.kind == "DECL_REF_EXPR" else None
+        offsets = target[1] if target is not None else []
         indices.reverse()
         if cur.kind == "MEMBER_REF_EXPR":
             extents = _extents(cur.type)
         else:
             extents = _extents(cur.decl.type) if cur.decl is not None and cur.decl.storage == "shared" else []
-        if offset is not None or len(extents) != len(indices):
+        if offsets or len(extents) != len(indices):
             extents = [None] * len(indices)
         self._add(Access(
-            array=base[0], name=base[1], node=node, indices=indices, offset=offset,
+            array=base[0], name=base[1], node=node, indices=indices, offsets=offsets,
             read=mode in ("read", "update"), write=mode in ("write", "update"), point=point,
             guards=list(guards), scope=scope, value_level=stored,
             function=scope.analysis.function, extents=extents), instance, local)
