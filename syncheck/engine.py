@@ -378,7 +378,7 @@ def _run(pending, settings: Settings, progress):
             yield path, result, True
         return
     _prepare_for_workers()
-    analyze = functools.partial(_analyze_in_worker, settings=settings)
+    analyze = functools.partial(analyze_in_worker, settings=settings)
     with WorkerPool(settings.jobs, analyze, settings.limits()) as pool:
         for path, result, complete in pool.run((path, source) for path, source, _ in pending):
             if progress is not None:
@@ -386,7 +386,7 @@ def _run(pending, settings: Settings, progress):
             yield path, result, complete
 
 
-def _analyze_in_worker(path: str, source: bytes, settings: Settings) -> FileResult:
+def analyze_in_worker(path: str, source: bytes, settings: Settings) -> FileResult:
     return analyze_file(path, settings, source)
 
 

@@ -3,18 +3,30 @@
 Diagnostics are published on open, change and save, from the editor's buffer (the file on
 disk is not read or written). Each carries its rule code, a link to the rule's document and
 the notes as related information; a quick fix inserts a suppression comment.
+
+The server keeps answering while a buffer is analyzed: edits are debounced, the analysis
+runs in a worker process under the per-file time and memory limits (a libclang crash costs
+that analysis, not the server), an analysis overtaken by a newer edit is cancelled, and a
+buffer larger than MAX_BUFFER_BYTES gets one diagnostic instead of an analysis. Only
+documents the editor has open are used: a request for another URI never reads the disk.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import os
+import threading
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from syncheck import __version__
-from syncheck.engine import Settings, analyze_file, project_findings
+from syncheck.diagnostics import FileProblem
+from syncheck.engine import Settings, analyze_file, analyze_in_worker, project_findings
+from syncheck.results import FileResult
+from syncheck.workers import WorkerPool
 from syncheck.rules_doc import doc_for
 
 _SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
@@ -32,8 +44,19 @@ def _range(line: int, col: int, end_line: int, end_col: int) -> types.Range:
     return types.Range(start=start, end=end)
 
 
-def diagnostics_for(path: str, text: str, settings: Settings) -> list[types.Diagnostic]:
-    result = analyze_file(path, settings, text.encode("utf-8"))
+MAX_BUFFER_BYTES = 2 * 1024 * 1024
+DEBOUNCE_SECONDS = 0.3
+
+
+def buffer_too_large(size: int) -> str:
+    return (f"buffer is too large to analyze ({size / 1e6:.1f} MB; the limit of the language "
+            f"server is {MAX_BUFFER_BYTES // (1024 * 1024)} MiB); run syncheck on the file instead")
+
+
+def diagnostics_for(path: str, text: str, settings: Settings,
+                    result: FileResult | None = None) -> list[types.Diagnostic]:
+    if result is None:
+        result = analyze_file(path, settings, text.encode("utf-8"))
     findings = result.findings + project_findings([result.facts], settings)
     from syncheck import suppressions
     findings, _ = suppressions.apply(findings, text.splitlines())
@@ -59,32 +82,92 @@ def diagnostics_for(path: str, text: str, settings: Settings) -> list[types.Diag
     return out
 
 
+class _BufferAnalyzer:
+    """One worker process, reused from edit to edit; one analysis at a time."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        # A server thread is blocked reading stdin: forking from this process could copy
+        # its held locks into the worker, so workers come from a fork server.
+        self.pool = WorkerPool(1, functools.partial(analyze_in_worker, settings=settings),
+                               settings.limits(), start_method="forkserver")
+        self.lock = threading.Lock()
+
+    def analyze(self, path: str, source: bytes) -> FileResult:
+        with self.lock:
+            for _, result, _ in self.pool.run([(path, source)]):
+                return result
+        return FileResult(problems=[FileProblem(path, "analysis did not run")])
+
+    def cancel(self) -> None:
+        """Stop the analysis now running (its result is stale)."""
+        self.pool.cancel()
+
+    def close(self) -> None:
+        self.pool.__exit__(None, None, None)
+
+
 def build_server() -> LanguageServer:
     server = LanguageServer("syncheck", __version__)
     settings = Settings(cache_dir=None, timeout=60.0)
+    analyzer = _BufferAnalyzer(settings)
+    latest: dict[str, int] = {}  # uri -> number of the newest request
+    running: dict[str, int] = {}  # uri -> request being analyzed
 
-    def publish(ls: LanguageServer, uri: str) -> None:
-        doc = ls.workspace.get_text_document(uri)
-        diags = diagnostics_for(_path(uri), doc.source, settings)
-        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags,
-                                                                            version=doc.version))
+    def open_document(ls: LanguageServer, uri: str):
+        """The editor's buffer, or None when the document is not open (never the disk)."""
+        return ls.workspace.text_documents.get(unquote(uri)) or ls.workspace.text_documents.get(uri)
+
+    async def publish(ls: LanguageServer, uri: str) -> None:
+        ticket = latest[uri] = latest.get(uri, 0) + 1
+        if running.get(uri) is not None:
+            analyzer.cancel()  # a newer buffer overtakes the analysis of an older one
+        await asyncio.sleep(DEBOUNCE_SECONDS)
+        doc = open_document(ls, uri)
+        if latest.get(uri) != ticket or doc is None:
+            return
+        text, version, path = doc.source, doc.version, _path(uri)
+        source = text.encode("utf-8", errors="surrogateescape")
+        if len(source) > MAX_BUFFER_BYTES:
+            result = FileResult(problems=[FileProblem(path, buffer_too_large(len(source)))])
+        else:
+            running[uri] = ticket
+            try:
+                result = await asyncio.get_running_loop().run_in_executor(
+                    None, analyzer.analyze, path, source)
+            finally:
+                if running.get(uri) == ticket:
+                    running.pop(uri, None)
+        if latest.get(uri) != ticket or open_document(ls, uri) is None:
+            return  # overtaken by an edit, or closed meanwhile
+        diags = diagnostics_for(path, text, settings, result)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri, diagnostics=diags, version=version))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: LanguageServer, params: types.DidOpenTextDocumentParams):
-        publish(ls, params.text_document.uri)
+    async def did_open(ls: LanguageServer, params: types.DidOpenTextDocumentParams):
+        await publish(ls, params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: LanguageServer, params: types.DidChangeTextDocumentParams):
-        publish(ls, params.text_document.uri)
+    async def did_change(ls: LanguageServer, params: types.DidChangeTextDocumentParams):
+        await publish(ls, params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(ls: LanguageServer, params: types.DidSaveTextDocumentParams):
-        publish(ls, params.text_document.uri)
+    async def did_save(ls: LanguageServer, params: types.DidSaveTextDocumentParams):
+        await publish(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: LanguageServer, params: types.DidCloseTextDocumentParams):
+        uri = params.text_document.uri
+        latest[uri] = latest.get(uri, 0) + 1  # drops a pending analysis of it
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
                     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
     def code_action(ls: LanguageServer, params: types.CodeActionParams):
-        doc = ls.workspace.get_text_document(params.text_document.uri)
+        doc = open_document(ls, params.text_document.uri)
+        if doc is None:
+            return []  # closed (or never opened): nothing to edit
         lines = doc.source.splitlines()
         actions = []
         for diag in params.context.diagnostics:

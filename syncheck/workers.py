@@ -87,11 +87,18 @@ class _Worker:
 class WorkerPool:
     """A fixed number of worker processes; each result is yielded as it arrives."""
 
-    def __init__(self, size: int, analyze: Analyze, limits: Limits):
+    def __init__(self, size: int, analyze: Analyze, limits: Limits, start_method: str | None = None):
+        """``start_method``: how workers start; the default "fork" is the cheapest, but only
+        safe while no other thread holds a lock (e.g. a server thread reading stdin): use
+        "forkserver" there, with a picklable ``analyze``."""
         self.size = max(1, size)
         self.analyze = analyze
         self.limits = limits
-        self.context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+        if start_method is None:
+            start_method = "fork" if os.name == "posix" else "spawn"
+        self.context = multiprocessing.get_context(start_method)
+        if start_method == "forkserver":
+            self.context.set_forkserver_preload(["syncheck.engine"])
         self.workers: list[_Worker] = []
 
     def __enter__(self) -> "WorkerPool":
@@ -101,6 +108,13 @@ class WorkerPool:
         for worker in self.workers:
             worker.stop(kill=exc[0] is not None)
         self.workers = []
+
+    def cancel(self) -> None:
+        """Kill the workers that are analyzing a file (from another thread: run() then
+        reports those files as crashed and starts replacements)."""
+        for worker in list(self.workers):
+            if worker.task is not None and isinstance(worker, _Worker) and worker.process.is_alive():
+                worker.process.kill()
 
     def run(self, tasks: Iterable[tuple[str, bytes]]) -> Iterator[tuple[str, FileResult, bool]]:
         """(path, result, complete) for each task; complete is False when a limit or a crash
