@@ -21,7 +21,7 @@ from syncheck.diagnostics import (UNANALYZED_CODE, UNANALYZED_RULE, FileProblem,
                                   Severity)
 from syncheck.frontend.cuda_headers import HeadersUnavailable
 from syncheck.frontend.parse import CompileDatabase, ParseOptions
-from syncheck.header_choice import parse_and_build
+from syncheck.header_choice import ParseFailure, parse_and_build
 from syncheck.third_party import drop_third_party
 from syncheck.project import FileFacts, collect_facts
 from syncheck.include_policy import IncludePolicy, guarding, project_roots
@@ -234,9 +234,7 @@ def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileRes
             options = options.merged(db_options)
     try:
         parsed, program, real_available = parse_and_build(path, source, options, settings.cuda_headers)
-    except HeadersUnavailable as e:
-        return FileResult(problems=[FileProblem(path, f"could not be parsed: {e}")])
-    except Exception as e:  # libclang failure: report, do not crash the run
+    except (HeadersUnavailable, ParseFailure) as e:  # report, do not crash the run
         return FileResult(problems=[FileProblem(path, f"could not be parsed: {e}")])
     findings_unanalyzed: list[Finding] = []
     missing = parsed.missing_includes
@@ -358,7 +356,7 @@ def analyze_paths(paths: list[str], settings: Settings, progress=None) -> Report
         facts.append(result.facts)
     findings.extend(project_findings(facts, settings))
     if not settings.report_headers:
-        findings = drop_third_party(findings, files, paths, settings)
+        findings = drop_third_party(findings, paths, settings)
     report.findings = _filter(findings, files, settings, report)
     report.allow_incomplete = settings.allow_incomplete
     report.sort()

@@ -10,19 +10,23 @@
 
 from __future__ import annotations
 
+import clang.cindex as ci
+
 from syncheck.coverage import unanalyzable
 from syncheck.frontend.cuda_headers import MODES, HeadersUnavailable, RealHeaders, available, locate
 from syncheck.frontend.parse import ParsedFile, ParseOptions, parse_source
 from syncheck.ir.program import Program, build_program
 
 
-def real_headers_for(mode: str) -> RealHeaders | None:
-    """The real headers a mode may use: required for real/PATH (HeadersUnavailable), optional for auto."""
-    if mode == "model":
-        return None
-    if mode == "auto":
-        return available("auto")
-    return locate(mode)
+class ParseFailure(Exception):
+    """libclang could not parse the file at all (the message says why)."""
+
+
+def _parse(path: str, source: bytes, options: ParseOptions, real: RealHeaders | None) -> ParsedFile:
+    try:
+        return parse_source(path, source, options, real=real)
+    except ci.TranslationUnitLoadError as e:
+        raise ParseFailure(str(e) or "libclang could not load the translation unit") from None
 
 
 def check_mode(mode: str) -> str | None:
@@ -41,9 +45,9 @@ def parse_and_build(path: str, source: bytes, options: ParseOptions,
     """The parse and program to analyze, and whether real headers are available at all."""
     if mode not in MODES or mode == "real":
         real = locate(mode)
-        parsed = parse_source(path, source, options, real=real)
+        parsed = _parse(path, source, options, real)
         return parsed, build_program(parsed), True
-    parsed = parse_source(path, source, options)
+    parsed = _parse(path, source, options, None)
     program = build_program(parsed)
     if mode == "model":
         return parsed, program, available("auto") is not None
@@ -53,7 +57,7 @@ def parse_and_build(path: str, source: bytes, options: ParseOptions,
     real = available("auto")
     if real is None:
         return parsed, program, False
-    real_parsed = parse_source(path, source, options, real=real)
+    real_parsed = _parse(path, source, options, real)
     real_program = build_program(real_parsed)
     if len(unanalyzable(real_program)) < len(gaps):
         return real_parsed, real_program, True

@@ -1,10 +1,11 @@
 """Findings inside system or third-party headers are not the user's to fix: drop them.
 
-A finding is kept when it is in a file the user named (or one found in a folder they
-named), or in a file of their project: under the configuration's root, the current
-directory or a named folder, and not under a system folder (syncheck's model headers, the
-real CUDA headers, clang's and the compiler's headers, /usr, an -isystem folder) nor a
-vendored-code folder (third_party/, 3rdparty/, vendor/, _deps/, external/) inside it.
+A finding is kept when it is in a file the user named, or in a file of their project:
+under the configuration's root, the current directory or a named folder, and not under a
+system folder (syncheck's model headers, the real CUDA headers, clang's and the compiler's
+headers, /usr, an -isystem folder) nor a vendored-code folder (third_party/, 3rdparty/,
+vendor/, _deps/, external/) inside it. So `syncheck .` in a repository reports neither on
+its vendored copy of a library's .cu files nor on the headers it includes from there.
 ``--report-headers`` (config ``report-headers = true``) keeps them all.
 """
 
@@ -21,14 +22,15 @@ VENDORED_FOLDERS = frozenset({"third_party", "third-party", "thirdparty", "3rdpa
 _SYSTEM_DIRS = ("/usr/include", "/usr/local/include", "/usr/lib", "/usr/local/cuda", "/opt/cuda")
 
 
-def drop_third_party(findings: list[Finding], files: list[str], named: list[str], settings) -> list[Finding]:
-    judge = _Judge(files, named, settings)
+def drop_third_party(findings: list[Finding], named: list[str], settings) -> list[Finding]:
+    """The findings in first-party code; ``named``: the paths on the command line."""
+    judge = _Judge(named, settings)
     return [f for f in findings if judge.first_party(f.path)]
 
 
 class _Judge:
-    def __init__(self, files: list[str], named: list[str], settings):
-        self.files = {os.path.realpath(f) for f in files}
+    def __init__(self, named: list[str], settings):
+        self.files = {os.path.realpath(f) for f in named if not os.path.isdir(f)}
         roots = [settings.config_root] if settings.config_root else []
         roots.append(os.getcwd())
         roots += [p if os.path.isdir(p) else os.path.dirname(os.path.abspath(p)) for p in named]

@@ -7,16 +7,22 @@ from collections import Counter
 import pytest
 
 from syncheck.engine import Settings, analyze_paths
+from syncheck.frontend.cuda_headers import available
 from tests.fixture_expectations import FIXTURES, expected_for_unit, fixture_units, unit_files
 
 UNITS = fixture_units()
 
 
 def settings_for(unit) -> Settings:
-    """A fixture's first line may name options: `// syncheck-args: --report-unused-suppressions`."""
+    """A fixture's first line may name options: `// syncheck-args: --report-unused-suppressions`,
+    `--cuda-headers real` (skipped where the real CUDA headers are not installed)."""
     first = unit_files(unit)[0].read_text(encoding="utf-8").splitlines()[:1]
     args = first[0].split("syncheck-args:", 1)[1].split() if first and "syncheck-args:" in first[0] else []
-    return Settings(report_unused_suppressions="--report-unused-suppressions" in args)
+    headers = args[args.index("--cuda-headers") + 1] if "--cuda-headers" in args else "auto"
+    if headers == "real" and available("real") is None:
+        pytest.skip("needs the real CUDA headers: pip install 'syncheck[cuda]'")
+    return Settings(report_unused_suppressions="--report-unused-suppressions" in args,
+                    cuda_headers=headers)
 
 
 @pytest.mark.parametrize("unit", UNITS, ids=[str(p.relative_to(FIXTURES)) for p in UNITS])

@@ -109,7 +109,11 @@ def template_arguments(cursor: ci.Cursor) -> str:
         return ""
     parts = []
     for i in range(count):
-        kind = cursor.get_template_argument_kind(i)
+        try:
+            kind = cursor.get_template_argument_kind(i)
+        except ValueError:  # a kind the bindings do not name (8: a parameter pack)
+            parts.append("...")
+            continue
         if kind == ci.TemplateArgumentKind.INTEGRAL:
             parts.append(str(cursor.get_template_argument_value(i)))
         elif kind == ci.TemplateArgumentKind.TYPE:

@@ -163,9 +163,12 @@ def parse_source(path: str, source: bytes, options: ParseOptions,
     base = options.real_clang_args(real)
     pch = precompiled.get(base, real) if use_pch and precompiled.usable_for(path, source, real) else None
     if pch is not None:
-        tu = _index().parse(path, args=base + ["-include-pch", pch, "-I", parent],
-                            unsaved_files=[(path, text)], options=KEEP_GOING)
-        if not precompiled.load_failed(tu):
+        try:
+            tu = _index().parse(path, args=base + ["-include-pch", pch, "-I", parent],
+                                unsaved_files=[(path, text)], options=KEEP_GOING)
+        except ci.TranslationUnitLoadError:
+            tu = None  # an unreadable precompiled header
+        if tu is not None and not precompiled.load_failed(tu):
             return _classify(path, tu, source, "real", True)
         precompiled.discard(pch)
     launch = str(STANDINS_DIR / "syncheck_device_launch.h")
