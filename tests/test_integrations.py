@@ -152,6 +152,14 @@ def test_pre_commit_try_repo(tmp_path):
     r2 = subprocess.run(cmd + ["try-repo", str(ROOT), "syncheck", "--all-files"], cwd=repo,
                         capture_output=True, text=True, env=env, timeout=1800)
     assert r2.returncode == 0, r2.stdout + r2.stderr
+    # a kernel the hook could not analyze (its header is not on the include path) fails it
+    shutil.copy(ROOT / "fixtures" / "SYN002" / "bad_missing_include.cu", repo / "unparsed.cu")
+    subprocess.run(["git", "add", "unparsed.cu"], cwd=repo, check=True, env=env)
+    r3 = subprocess.run(cmd + ["try-repo", str(ROOT), "syncheck", "--all-files"], cwd=repo,
+                        capture_output=True, text=True, env=env, timeout=1800)
+    out3 = r3.stdout + r3.stderr
+    assert r3.returncode == 1, out3
+    assert "unparsed.cu:5:17: error: kernel 'scale_rows' was not analyzed" in out3 and "SYN002" in out3
 
 
 def _has_module(name: str) -> bool:

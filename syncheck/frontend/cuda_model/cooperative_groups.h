@@ -81,6 +81,14 @@ __device__ coalesced_group coalesced_threads();
 template <unsigned int Size, typename ParentT>
 __device__ thread_block_tile<Size, ParentT> tiled_partition(const ParentT &parent);
 __device__ thread_group tiled_partition(const thread_group &parent, unsigned int tileSize);
+/* Groups of the lanes that pass the same label (or predicate): thread-dependent membership. */
+__device__ coalesced_group labeled_partition(const coalesced_group &parent, int label);
+__device__ coalesced_group labeled_partition(const coalesced_group &parent, unsigned int label);
+template <unsigned int Size, typename ParentT>
+__device__ coalesced_group labeled_partition(const thread_block_tile<Size, ParentT> &parent, int label);
+__device__ coalesced_group binary_partition(const coalesced_group &parent, bool pred);
+template <unsigned int Size, typename ParentT>
+__device__ coalesced_group binary_partition(const thread_block_tile<Size, ParentT> &parent, bool pred);
 template <class Group> __device__ void sync(const Group &g);
 template <class Group> __device__ unsigned long long thread_rank(const Group &g);
 template <class Group> __device__ unsigned long long group_size(const Group &g);

@@ -476,4 +476,5 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, T func
 template <class T>
 cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, T func,
                                                size_t dynamicSMemSize = 0, int blockSizeLimit = 0);
+#include "syncheck_cuda_intrinsics.h"
 #endif
