@@ -19,7 +19,7 @@ from syncheck.cache import Cache
 from syncheck.coverage import file_coverage, search_roots_for, unanalyzed_finding
 from syncheck.diagnostics import (UNANALYZED_CODE, UNANALYZED_RULE, FileProblem, Finding, Report,
                                   Severity)
-from syncheck.frontend.cuda_headers import HeadersUnavailable
+from syncheck.frontend.cuda_headers import HeadersUnavailable, cuda_declaration_prefixes
 from syncheck.frontend.parse import CompileDatabase, ParseOptions
 from syncheck.header_choice import ParseFailure, parse_and_build
 from syncheck.third_party import drop_third_party
@@ -302,7 +302,8 @@ def _project_includes(parsed) -> list[str]:
     out = set()
     for inc in parsed.tu.get_includes():
         name = inc.include.name if inc.include is not None else ""
-        if name and not name.startswith("/usr/") and "cuda_model" not in name:
+        # CUDA's own headers (model or real) are part of the cache key, not dependencies.
+        if name and not name.startswith(("/usr/",) + cuda_declaration_prefixes()):
             out.add(os.path.abspath(name))
     return sorted(out)
 

@@ -63,6 +63,7 @@ def cuda_declaration_prefixes() -> tuple[str, ...]:
 def _register(real: "RealHeaders") -> None:
     global _cuda_declaration_prefixes
     extra = [d.rstrip(os.sep) + os.sep for d in (real.cuda_root, real.resource_dir, *real.system_dirs())]
+    extra.append(str(STANDINS_DIR) + os.sep)
     _cuda_declaration_prefixes = tuple(dict.fromkeys(_cuda_declaration_prefixes + tuple(extra)))
 
 
