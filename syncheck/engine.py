@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import fnmatch
 import functools
 import os
@@ -176,7 +177,7 @@ def analyze_file(path: str, settings: Settings, source: bytes | None = None) -> 
     with _CallbackErrors() as swallowed, guarding(policy.with_roots(
             [os.path.dirname(os.path.abspath(path))])) as guard:
         result = _analyze_source(path, source, settings)
-    if swallowed.recursion and not any(p.kind == "error" for p in result.problems):
+    if swallowed.recursion:
         # An exception inside a libclang visitor callback cannot propagate: the walk went
         # on without part of the tree, so the result would be incomplete.
         return FileResult(problems=[FileProblem(path, "too deeply nested to analyze")])
@@ -221,6 +222,9 @@ def _analyze_source(path: str, source: bytes, settings: Settings) -> FileResult:
     except MemoryError:
         raise  # the worker reports the memory limit
     except Exception as e:  # a bug in syncheck must not hide the other files' results
+        if isinstance(e, ctypes.ArgumentError) and "RecursionError" in str(e):
+            # ctypes wraps a RecursionError raised while converting a libclang argument
+            return FileResult(problems=[FileProblem(path, "too deeply nested to analyze")])
         return FileResult(problems=[FileProblem(
             path, f"internal error while analyzing ({type(e).__name__}: {e}); please report it")])
 

@@ -120,6 +120,7 @@ class WorkerPool:
         """(path, result, complete) for each task; complete is False when a limit or a crash
         cut the analysis short (such results are not worth caching)."""
         queue = deque(tasks)
+        self.workers = [w for w in self.workers if isinstance(w, _Worker)]
         while len(self.workers) < min(self.size, len(queue)):
             self.workers.append(_Worker(self.context, self.analyze, self.limits))
         while True:
@@ -136,6 +137,7 @@ class WorkerPool:
                         queue.appendleft((path, source))
                         worker.stop(kill=True)
                         worker = self.workers[i] = _Worker(self.context, self.analyze, self.limits)
+            self.workers = [w for w in self.workers if isinstance(w, _Worker)]
             busy = [w for w in self.workers if w.task is not None]
             if not busy:
                 return
@@ -158,7 +160,6 @@ class WorkerPool:
                     self.workers[i] = _Worker(self.context, self.analyze, self.limits) \
                         if queue else _Idle()
                 yield path, result, complete
-            self.workers = [w for w in self.workers if not isinstance(w, _Idle)]
 
     def _collect(self, worker: _Worker, ready, started: float):
         """(result, complete, replace the worker), or None while the file is still running."""
