@@ -124,6 +124,23 @@ class HostValues:
         value = self.constant(node)
         return (value, 1, 1) if value is not None else None
 
+    def dim3_expressions(self, expr: Node) -> list[Node | None] | None:
+        """The x, y, z expressions of a block or grid shape (None: 1), through dim3 locals."""
+        node = expr
+        while node.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and node.children:
+            node = node.children[-1]
+        if node.kind == "DECL_REF_EXPR" and node.decl is not None and "dim3" in node.decl.type:
+            defs = self.defs.get(node.decl.key, [])
+            return self.dim3_expressions(defs[0]) if len(defs) == 1 else None
+        if node.kind == "CALL_EXPR" and node.decl is not None and node.decl.kind == "CONSTRUCTOR":
+            args = [a for a in node.children if not (a.kind == "UNEXPOSED_EXPR" and not a.children)]
+            if len(args) == 1 and "dim3" in args[0].type:
+                return self.dim3_expressions(args[0])
+            if not args or len(args) > 3:
+                return None
+            return list(args) + [None] * (3 - len(args))
+        return [node, None, None]
+
     def constant(self, expr: Node) -> int | None:
         """The value of an expression built from literals and constants only."""
         from syncheck.analyses.uniformity import fold

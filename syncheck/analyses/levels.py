@@ -93,6 +93,13 @@ class Value:
     # that form: ((cx, cy, cz), level of rest). Differences that cancel the thread part
     # (``j - threadIdx.x`` with ``j = base + threadIdx.x``) are then as uniform as the rest.
     affine: tuple[tuple[int, int, int], Level] | None = None
+    # Exactly threadIdx.<axis> / exactly blockDim.<axis> (a kernel parameter the launches tie
+    # to the block size counts): `threadIdx.x < blockDim.x` always holds.
+    thread_axis: str | None = None
+    block_axis: str | None = None
+    # Depends on the thread only through its lane (threadIdx.x % 32 with whole warps): the
+    # same in every warp, so a full-mask warp vote over it is block-uniform.
+    lane_only: bool = False
 
     def thread_affine(self) -> tuple[tuple[int, int, int], Level] | None:
         if self.affine is not None:
@@ -118,7 +125,15 @@ class Value:
             per_thread=self.per_thread if self.per_thread == other.per_thread else None,
             from_activemask=self.from_activemask or other.from_activemask,
             affine=_join_affine(self.thread_affine(), other.thread_affine()) if level > Level.BLOCK else None,
+            thread_axis=self.thread_axis if self.thread_axis == other.thread_axis else None,
+            block_axis=self.block_axis if self.block_axis == other.block_axis else None,
+            lane_only=level > Level.BLOCK and self.lane_like and other.lane_like,
         )
+
+    @property
+    def lane_like(self) -> bool:
+        """The same in every warp of a block (lane-only or block-uniform)."""
+        return self.lane_only or self.level <= Level.BLOCK
 
     def at_least(self, level: Level, origin: Origin | None) -> "Value":
         """The value made at least ``level``-varying (e.g. assigned under divergent control)."""

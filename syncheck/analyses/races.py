@@ -145,7 +145,9 @@ class _Encoder:
         if d.storage == "param" and d.key not in scope.multi_defs:
             return self.sym(d.key, per_thread=False)
         if d.storage in ("local", "param"):
-            if d.key in scope.single_defs and d.key not in self.varying:
+            # A local defined once stands for its definition, also inside a loop that threads
+            # run out of step: its inputs are then read in the same iteration as it is.
+            if d.key in scope.single_defs:
                 return self.expr(scope.single_defs[d.key], scope, depth + 1)
             induction = scope.inductions.get(d.key)
             if induction is not None:
@@ -373,6 +375,8 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
                 intra_only, example = verdict
                 if intra_only and not warp_concurrent(a, b):
                     continue  # __syncwarp() orders the lanes of the warp here
+                if intra_only and a is b and a.write and not a.read and a.value_level <= Level.WARP:
+                    continue  # lanes of one warp store one warp-uniform value: benign
                 if intra_only:
                     # Lanes of one warp cannot be in different iterations of a loop whose
                     # cycle holds a __syncwarp(): decide again with the warp's intervals.
@@ -476,6 +480,10 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         for value, extent in zip(idx, acc.extents):
             if extent is not None:
                 solver.add(value >= 0, value < extent)
+    for axis, form in ka.block_relations.items():
+        term = _relation_term(e1, form)
+        if term is not None:
+            solver.add(dims[axis] == term)  # what the launches pass as the block size
     if ka.kernel.launch_bounds and not shape:
         solver.add(bx * by * bz <= ka.kernel.launch_bounds)
     solver.add(z3.Or(*[x != y for x, y in zip(e1.tid, e2.tid)]))
@@ -495,6 +503,19 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     if not inter:
         solver.pop()
     return (not inter, _smallest_example(solver, e1, e2))
+
+
+def _relation_term(enc: _Encoder, form: tuple):
+    kind = form[0]
+    if kind == "param":
+        return enc.sym(form[1], per_thread=False)
+    if kind == "const":
+        return _val(enc.z3, form[1]) if isinstance(form[1], int) else None
+    left, right = _relation_term(enc, form[1]), _relation_term(enc, form[2])
+    if left is None or right is None:
+        return None
+    return {"+": lambda: left + right, "-": lambda: left - right, "*": lambda: left * right,
+            "/": lambda: left / right}[kind]()
 
 
 def canonical_shape(ka: KernelAccesses) -> tuple[int, int, int]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from syncheck.analyses import primitives as P
 from syncheck.analyses.barrier_intervals import BarrierIntervals
-from syncheck.analyses.launch_shapes import launch_block_dim
+from syncheck.analyses.launch_shapes import block_dim_relations, launch_block_dim
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
 from syncheck.ir.calls import call_args
 from syncheck.ir.cfg import CFG, Block
@@ -192,11 +192,13 @@ class KernelAccesses:
         self.analysis = service.analyze(kernel)
         self.accesses: list[Access] = []
         self.expanded_calls: set[int] = set()  # call nodes whose callee body is in the CFG
+        self._returning: set[str] = set()  # functions whose returned pointer is being followed
         self.contexts: dict[int, _BlockContext] = {}
         # inlined calls: instance id -> (callee block intervals, callee warp intervals)
         self.instances: dict[int, tuple[BarrierIntervals, BarrierIntervals]] = {}
         self.uses_y, self.uses_z = _uses_dimensions(program, kernel)
         self.launch_block_dim = launch_block_dim(program, kernel)
+        self.block_relations = block_dim_relations(program, kernel)
         self.unknown_barrier_calls = False
         root = self._scope(kernel, self.analysis, {})
         self.cfg = self._expanded_cfg(root)
@@ -316,6 +318,24 @@ class KernelAccesses:
                 scope.pointer_alias[key] = target
         return scope
 
+    def _returned_pointer(self, call: Node, scope: Scope):
+        """What a function that hands out shared memory returns (the SharedMemory<T>
+        conversion operator, `float* buffer() { extern __shared__ float s[]; return s; }`)."""
+        callee = self.program.resolve_call(call.decl)
+        if callee is None or callee.body is None or callee.is_lambda or callee.key in self._returning:
+            return None
+        returns = [n for n in callee.body.walk() if n.kind == "RETURN_STMT" and n.children]
+        if len(returns) != 1:
+            return None
+        args = call_args(call)
+        bindings = {p.key: (a, scope) for p, a in zip(callee.params, args)}
+        self._returning.add(callee.key)
+        try:
+            sub = self._scope(callee, self.service.analyze(callee, shape=self.analysis.shape), bindings)
+            return self._pointer_target(returns[0].children[0], sub)
+        finally:
+            self._returning.discard(callee.key)
+
     def _pointer_target(self, node: Node, scope: Scope):
         """(shared location, offsets) a pointer expression points into: ``s``, ``&s[i]``,
         ``s + i``, ``p + i`` for an alias p, or a parameter bound to one of these."""
@@ -333,6 +353,8 @@ class KernelAccesses:
             if target is not None:
                 return target[0], target[1] + [(right, scope)]
             return None
+        if base.kind == "CALL_EXPR" and P.classify(base) is None:
+            return self._returned_pointer(base, scope)
         if base.kind == "DECL_REF_EXPR" and base.decl is not None:
             if base.decl.key in scope.pointer_alias:
                 return scope.pointer_alias[base.decl.key]

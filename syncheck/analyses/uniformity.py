@@ -118,8 +118,19 @@ class UniformityService:
         self._walks: dict[str, list] = {}
         self._roots: list[Function] | None = None
         self._shapes: dict[str, ShapeAssumption] = {}
+        self._tied: dict[str, dict[str, str]] = {}
 
     # -- per function --
+    def block_dim_parameters(self, fn: Function) -> dict[str, str]:
+        """Kernel parameters that every launch in the file sets to the block size: key -> axis."""
+        tied = self._tied.get(fn.key)
+        if tied is None:
+            from syncheck.analyses.launch_shapes import block_dim_relations
+            tied = {form[1]: "xyz"[axis] for axis, form in block_dim_relations(self.program, fn).items()
+                    if form[0] == "param"}
+            self._tied[fn.key] = tied
+        return tied
+
     def shape_of(self, fn: Function) -> ShapeAssumption:
         """The block shape a function is analyzed under on its own (kernels: their launches)."""
         shape = self._shapes.get(fn.key)
@@ -242,6 +253,8 @@ def effective_controllers(site: Site, frames: tuple[Frame, ...]) -> list[tuple[i
 _ARITH = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", ">", "<=", ">=", "==",
           "!=", "&&", "||", "<=>", ","}
 _EXACT_COMPOUND = {"+=", "-=", "*="}
+_WARP_VOTES = {"__all_sync", "__any_sync", "__ballot_sync", "__reduce_add_sync", "__reduce_min_sync",
+               "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync"}
 _ASSIGN_OPS = {"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="}
 _CASTS = {"CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR",
           "CXX_REINTERPRET_CAST_EXPR", "CXX_CONST_CAST_EXPR", "PAREN_EXPR", "UNEXPOSED_EXPR",
@@ -285,6 +298,15 @@ def fold(op: str, a, b, type_spelling: str):
     return r
 
 
+def _thread_below_block(op: str, a: Value, b: Value) -> bool | None:
+    """The constant outcome of comparing threadIdx.<axis> with blockDim.<axis>, if any."""
+    if a.thread_axis and a.thread_axis == b.block_axis:
+        return {"<": True, ">=": False, ">": False, "==": False}.get(op)
+    if b.thread_axis and b.thread_axis == a.block_axis:
+        return {">": True, "<=": False, "<": False, "==": False}.get(op)
+    return None
+
+
 def _is_pow2(v) -> bool:
     return isinstance(v, int) and v > 0 and (v & (v - 1)) == 0
 
@@ -299,9 +321,12 @@ class _FunctionAnalyzer:
         self.cfg, self.live, self.deps = service.cfg_of(fn)
         self.result = FunctionAnalysis(fn, self.cfg, params)
         self.initial: dict[str, Value] = dict(outer_env or {})
+        tied = service.block_dim_parameters(fn) if fn.kind == "kernel" else {}
         for p, v in zip(fn.params, params):
             if v.level > Level.UNIFORM and v.origin is None:
                 v = replace(v, origin=Origin(((f"parameter '{p.name}'", fn.line),)))
+            if p.key in tied:
+                v = replace(v, block_axis=tied[p.key])  # every launch passes blockDim.<axis> here
             self.initial[p.key] = v
         self.cond_values: dict[int, Value] = {}
         self.ctrl_blocks: dict[int, frozenset[int]] = {}
@@ -539,23 +564,23 @@ class _FunctionAnalyzer:
             axis_part = {"x": (1, 0, 0), "y": (0, 1, 0), "z": (0, 0, 1)}.get(member)
             affine = (axis_part, Level.UNIFORM) if axis_part else None
             if member == "x":
-                return Value(Level.THREAD, lane_linear=True, origin=origin, affine=affine,
+                return Value(Level.THREAD, lane_linear=True, origin=origin, affine=affine, thread_axis="x",
                              per_thread=PT.thread_range(min(shape.block_dim[0], 1024) if shape.block_dim
                                                         else 1024) if shape.x_multiple_of_32 else None)
             if member == "":
                 return Value(Level.THREAD, origin=origin)
             dims = shape.block_dim
             if dims and dims[0] % 32 == 0 or (dims is None and shape.x_multiple_of_32):
-                return Value(Level.WARP, origin=origin, affine=affine)
-            return Value(Level.THREAD, origin=origin, affine=affine)
+                return Value(Level.WARP, origin=origin, affine=affine, thread_axis=member or None)
+            return Value(Level.THREAD, origin=origin, affine=affine, thread_axis=member or None)
         if name == "blockIdx":
             return Value(Level.BLOCK, origin=origin)
         if name == "blockDim":
             dims = shape.block_dim
             if dims:
                 c = {"x": dims[0], "y": dims[1], "z": dims[2]}.get(member)
-                return Value(const=c, aligned=c is not None and c % 32 == 0)
-            return Value(aligned=member == "x" and shape.x_multiple_of_32)
+                return Value(const=c, aligned=c is not None and c % 32 == 0, block_axis=member or None)
+            return Value(aligned=member == "x" and shape.x_multiple_of_32, block_axis=member or None)
         if name == "warpSize":
             return Value(const=32, aligned=True)
         return UNIFORM  # gridDim
@@ -623,7 +648,7 @@ class _FunctionAnalyzer:
         if mem == "shared":
             return Value(max(Level.BLOCK, addr.level),
                          origin=addr.origin or Origin(((f"shared memory", node.line),)))
-        return Value(addr.level, origin=addr.origin)
+        return Value(addr.level, origin=addr.origin, lane_only=addr.level > Level.BLOCK and addr.lane_only)
 
     def _e_ARRAY_SUBSCRIPT_EXPR(self, node):
         return self._load(node)
@@ -728,6 +753,9 @@ class _FunctionAnalyzer:
                 (b.per_thread is not None or b.const is not None):
             per_thread = PT.binary(op, a.per_thread if a.per_thread is not None else a.const,
                                    b.per_thread if b.per_thread is not None else b.const, node.type)
+        thread_vs_block = _thread_below_block(op, a, b)
+        if thread_vs_block is not None:
+            return Value(const=int(thread_vs_block))  # threadIdx.x < blockDim.x: always true
         affine = None
         fa, fb = a.thread_affine(), b.thread_affine()
         if fa is not None and fb is not None and level > Level.BLOCK:
@@ -743,9 +771,14 @@ class _FunctionAnalyzer:
                 affine = (tuple(scale * x for x in form[0]), rest)
             elif op in ("<", "<=", ">", ">=", "==", "!=") and fa[0] == fb[0]:
                 level, affine = rest, None  # both sides carry the same thread part
+        lane_only = level > Level.BLOCK and a.lane_like and b.lane_like
+        if op in ("%", "&") and a.lane_linear and self.shape.x_multiple_of_32 and \
+                b.const == (32 if op == "%" else 31):
+            lane_only = True  # threadIdx.x % 32: the lane
         return Value(Level(level), const, lane_linear, aligned,
                      origin if level > Level.UNIFORM else None, per_thread=per_thread,
-                     from_activemask=a.from_activemask or b.from_activemask, affine=affine)
+                     from_activemask=a.from_activemask or b.from_activemask, affine=affine,
+                     lane_only=lane_only)
 
     def _e_UNARY_OPERATOR(self, node):
         op = node.op
@@ -867,6 +900,11 @@ class _FunctionAnalyzer:
             return Value(Level.THREAD, lane_linear=self.shape.x_multiple_of_32, origin=origin)
         if prim.name == "__activemask":
             return Value(Level.THREAD, origin=origin, from_activemask=True)
+        if prim.result is not None and prim.result == Level.WARP and prim.name in _WARP_VOTES \
+                and len(arg_values) >= 2 and arg_values[0].const in (0xFFFFFFFF, -1) \
+                and all(v.lane_like for v in arg_values[1:]) and self.shape.x_multiple_of_32:
+            # A full-mask vote over what every warp sees alike: the same in every warp.
+            return Value(Level.BLOCK, origin=origin)
         if prim.result is not None:
             if prim.name == "__match_all_sync" and len(args) >= 3:
                 self._taint_out_args(args[2:3], Value(Level.THREAD, origin=origin), None)

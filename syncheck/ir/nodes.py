@@ -131,7 +131,7 @@ class Lowerer:
             return cached
         kind = cursor.kind
         tmpl = clang_api.specialized_template(cursor) if kind in (
-            K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR) else None
+            K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR, K.CONVERSION_FUNCTION) else None
         identity = tmpl if tmpl is not None else cursor
         instance = ""
         if tmpl is not None and tmpl != cursor:
