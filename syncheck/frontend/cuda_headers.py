@@ -241,12 +241,24 @@ def _from_root(root: Path, resource: str, origin: str, description: str) -> Real
 
 def locate(spec: str) -> RealHeaders:
     """The real headers for ``spec`` ("real", "auto" or a CUDA root path), or HeadersUnavailable."""
-    return _locate_cached(spec, tuple(sys.path), os.environ.get("CUDA_HOME", ""),
-                          os.environ.get("CUDA_PATH", ""), os.environ.get("SYNCHECK_CACHE_HOME", ""))
+    found = _locate_cached(spec, tuple(sys.path), os.environ.get("CUDA_HOME", ""),
+                           os.environ.get("CUDA_PATH", ""), os.environ.get("SYNCHECK_CACHE_HOME", ""),
+                           os.environ.get("XDG_CACHE_HOME", ""))
+    if isinstance(found, str):
+        raise HeadersUnavailable(found)
+    return found
 
 
 @functools.cache
-def _locate_cached(spec: str, _path: tuple, _home: str, _cpath: str, _cache: str) -> RealHeaders:
+def _locate_cached(spec: str, *_environment) -> RealHeaders | str:
+    """The headers, or why there are none (cached either way: asked once per file in auto mode)."""
+    try:
+        return _search(spec)
+    except HeadersUnavailable as e:
+        return str(e)
+
+
+def _search(spec: str) -> RealHeaders:
     resource = find_resource_dir()
     if resource is None:
         raise HeadersUnavailable(
