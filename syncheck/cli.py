@@ -11,7 +11,7 @@ from syncheck.checks.registry import ALL_CHECKS
 from syncheck.engine import Settings, analyze_paths
 from syncheck.cache import default_cache_dir
 from syncheck.frontend.parse import ParseOptions
-from syncheck.include_policy import IncludePolicy, project_roots
+from syncheck.include_policy import IncludePolicy, is_under, project_roots
 from syncheck.rules_doc import all_docs, doc_for
 from syncheck.workers import Limits
 
@@ -154,10 +154,16 @@ def main(argv: list[str] | None = None) -> int:
     from syncheck.compile_database import CompileDatabaseError, load_compile_database
     if not args.paths and args.compile_commands:
         try:
-            args.paths = sorted(load_compile_database(args.compile_commands).entries)
+            listed = sorted(load_compile_database(args.compile_commands).entries)
         except CompileDatabaseError as e:
             sys.stderr.write(f"syncheck: error: {e}\n")
             return 2
+        # A generated database may list any path: analyze only the project's files.
+        roots = project_roots([os.path.dirname(os.path.abspath(args.compile_commands))])
+        args.paths = [p for p in listed if any(is_under(os.path.realpath(p), r) for r in roots)]
+        for path in sorted(set(listed) - set(args.paths)):
+            sys.stderr.write(f"syncheck: warning: {args.compile_commands} lists {path}, which is "
+                             f"outside the project; not analyzed\n")
     if not args.paths:
         parser.print_usage(sys.stderr)
         sys.stderr.write("syncheck: error: no PATH given\n")

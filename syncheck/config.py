@@ -13,8 +13,11 @@ before a pyproject.toml in the same folder). Command-line flags override it.
     arch = "sm_90"
     report-unused-suppressions = true
     jobs = 4
-    timeout = 120          # wall seconds per file; 0: no limit
-    memory-limit = 2048    # MiB of address space per worker process; 0: no limit
+    timeout = 120          # wall seconds per file, at most 3600
+    memory-limit = 2048    # MiB of address space per worker process, 256 to 65536
+
+The limits protect the machine from the analyzed code, and this file may come with that code:
+it can set them only within bounds; turning them off (0) is for the command line.
     cuda-headers = "auto"  # model | real | auto | a CUDA root path (relative to this file)
     allow-incomplete = false  # unanalyzed device functions (SYN002) do not make exit status 2
     report-headers = false    # also report findings inside system/third-party headers
@@ -31,6 +34,9 @@ from pathlib import Path
 from syncheck.safe_io import read_regular_file
 
 MAX_CONFIG_BYTES = 1024 * 1024
+# Bounds of the limits a configuration file may set (see the module's docstring).
+MAX_TIMEOUT = 3600
+MIN_MEMORY_MIB, MAX_MEMORY_MIB = 256, 65536
 
 KEYS = {"select", "ignore", "per-file-ignores", "include", "defines", "block-dim", "arch",
         "report-unused-suppressions", "jobs", "exclude", "timeout", "memory-limit",
@@ -158,13 +164,14 @@ def _build(path: Path, data: dict) -> FileConfig:
     if jobs is not None and (type(jobs) is not int or jobs < 1):
         raise ConfigError(f"{path}: 'jobs' must be a positive integer, not {_shown(jobs)}")
     timeout = data.get("timeout")
-    if timeout is not None and (type(timeout) not in (int, float) or not 0 <= timeout < float("inf")):
-        raise ConfigError(f"{path}: 'timeout' must be a number of seconds >= 0 (0: no limit), "
-                          f"not {_shown(timeout)}")
+    if timeout is not None and (type(timeout) not in (int, float) or not 0 < timeout <= MAX_TIMEOUT):
+        raise ConfigError(f"{path}: 'timeout' must be a number of seconds above 0 and at most "
+                          f"{MAX_TIMEOUT} (0, no limit, only on the command line), not {_shown(timeout)}")
     memory = data.get("memory-limit")
-    if memory is not None and (type(memory) is not int or memory < 0):
-        raise ConfigError(f"{path}: 'memory-limit' must be a whole number of MiB >= 0 "
-                          f"(0: no limit), not {_shown(memory)}")
+    if memory is not None and (type(memory) is not int or not MIN_MEMORY_MIB <= memory <= MAX_MEMORY_MIB):
+        raise ConfigError(f"{path}: 'memory-limit' must be a whole number of MiB from {MIN_MEMORY_MIB} "
+                          f"to {MAX_MEMORY_MIB} (0, no limit, only on the command line), "
+                          f"not {_shown(memory)}")
     cuda_headers = data.get("cuda-headers")
     if cuda_headers is not None:
         if not isinstance(cuda_headers, str) or not cuda_headers.strip():

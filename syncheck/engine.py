@@ -25,7 +25,7 @@ from syncheck.frontend.parse import CompileDatabase, ParseOptions
 from syncheck.header_choice import ParseFailure, parse_and_build
 from syncheck.third_party import drop_third_party
 from syncheck.project import FileFacts, collect_facts
-from syncheck.include_policy import IncludePolicy, guarding, project_roots
+from syncheck.include_policy import IncludePolicy, guarding, is_under, project_roots
 from syncheck.results import FileResult
 from syncheck.safe_io import MAX_FILE_BYTES, UnsafeFileError, describe_kind, read_regular_file
 from syncheck.workers import Limits, WorkerPool
@@ -98,6 +98,7 @@ def discover(paths: list[str], report: Report) -> list[str]:
     seen: set[str] = set()
     for path in paths:
         if os.path.isdir(path):
+            roots = project_roots([path])
             for root, dirs, names in os.walk(path, onerror=lambda e: report.problems.append(
                     FileProblem(e.filename or path, f"cannot read directory: {e.strerror}"))):
                 dirs.sort()
@@ -108,6 +109,10 @@ def discover(paths: list[str], report: Report) -> list[str]:
                     kind = _special_file_kind(full)
                     if kind is not None:  # a FIFO would block the run, a device never ends
                         report.problems.append(FileProblem(full, f"{kind}, not a regular file; refused"))
+                        continue
+                    if _escapes(full, roots):  # k.cu -> /etc/shadow in a repository
+                        report.problems.append(FileProblem(
+                            full, "a symbolic link to a file outside the project; refused"))
                         continue
                     if name.endswith(HOST_SUFFIXES) and not _mentions(full, _HOST_MARKERS):
                         continue
@@ -126,6 +131,14 @@ def discover(paths: list[str], report: Report) -> list[str]:
         else:
             report.problems.append(FileProblem(path, "no such file or directory"))
     return files
+
+
+def _escapes(path: str, roots: tuple[str, ...]) -> bool:
+    """An existing file found in a folder walk whose real location is outside the project."""
+    if not os.path.exists(path):
+        return False  # dangling: reading it reports that
+    real = os.path.realpath(path)
+    return not any(is_under(real, root) for root in roots)
 
 
 def _special_file_kind(path: str) -> str | None:
@@ -382,7 +395,10 @@ def _run(pending, settings: Settings, progress):
         return
     _prepare_for_workers()
     analyze = functools.partial(analyze_in_worker, settings=settings)
-    with WorkerPool(settings.jobs, analyze, settings.limits()) as pool:
+    # A repository's configuration may ask for any number of jobs: no more than two workers
+    # a core (each may use up to the memory limit).
+    workers = min(settings.jobs, 2 * (os.cpu_count() or 1))
+    with WorkerPool(workers, analyze, settings.limits()) as pool:
         for path, result, complete in pool.run((path, source) for path, source, _ in pending):
             if progress is not None:
                 progress(path)

@@ -58,7 +58,8 @@ def _real(path: str) -> str:
         return path
 
 
-def _under(path: str, root: str) -> bool:
+def is_under(path: str, root: str) -> bool:
+    """``path`` is ``root`` or inside it (both real paths)."""
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
@@ -134,7 +135,7 @@ class IncludeGuard:
             regular = stat.S_ISREG(os.stat(real).st_mode)
         except (OSError, ValueError):
             regular = True  # missing: clang reports it as not found, nothing is read
-        verdict = regular and any(_under(real, root) for root in policy.roots)
+        verdict = regular and any(is_under(real, root) for root in policy.roots)
         self._verdicts[key] = verdict  # type: ignore[index]
         return verdict
 
@@ -232,7 +233,7 @@ def _prescan(guard: IncludeGuard, policy: IncludePolicy, path: str, text: bytes,
                     guard.refuse(candidate)
                     break  # clang stops at the first match; it now reads an empty buffer
                 real = _real(candidate)
-                if real in seen or any(_under(real, r) for r in SYSTEM_ROOTS + _environment_roots()):
+                if real in seen or any(is_under(real, r) for r in SYSTEM_ROOTS + _environment_roots()):
                     break  # clang takes the first match; system headers are not scanned
                 seen.add(real)
                 try:

@@ -276,6 +276,28 @@ def test_an_include_of_a_device_is_refused_before_it_is_read(tmp_path):
     assert [f["code"] for f in data["findings"]] == ["SYN101"]
 
 
+def test_a_symlink_out_of_the_project_is_not_analyzed_in_a_folder_walk(project_and_secret):
+    repo, token = project_and_secret
+    (repo / "k.cu").write_text(BUGGY)
+    (repo / "leak.cu").symlink_to(token)
+    r, data = json_run("--no-cache", ".", cwd=repo)
+    _assert_secret_kept(r)
+    assert errors_by_file(data) == {"leak.cu": "a symbolic link to a file outside the project; refused"}
+    assert [f["code"] for f in data["findings"]] == ["SYN101"]
+
+
+def test_files_a_compile_database_lists_outside_the_project_are_not_analyzed(project_and_secret):
+    repo, token = project_and_secret
+    (repo / "k.cu").write_text(BUGGY)
+    (repo / "compile_commands.json").write_text(json.dumps(
+        [{"directory": str(repo), "file": "k.cu", "arguments": ["nvcc", "-c", "k.cu"]},
+         {"directory": str(repo), "file": str(token), "arguments": ["nvcc", "-x", "cu", "-c", str(token)]}]))
+    r, data = json_run("--no-cache", "--compile-commands", "compile_commands.json", cwd=repo)
+    _assert_secret_kept(r)
+    assert [os.path.basename(f["path"]) for f in data["findings"]] == ["k.cu"]
+    assert "outside the project; not analyzed" in r.stderr and data["files"] == 1
+
+
 def test_cupy_raw_module_paths_follow_the_same_policy(project_and_secret):
     repo, token = project_and_secret
     (repo / "host.py").write_text(
@@ -297,6 +319,9 @@ def test_cupy_raw_module_paths_follow_the_same_policy(project_and_secret):
     ('report-unused-suppressions = "yes"', "'report-unused-suppressions' must be true or false"),
     ('per-file-ignores = { "*.cu" = "SYN101" }', "'per-file-ignores' must be a table"),
     ("timeout = -1", "'timeout' must be a number of seconds"),
+    ("timeout = 0", "only on the command line"),          # the analyzed repo cannot lift limits
+    ("memory-limit = 0", "only on the command line"),
+    ("memory-limit = 10000000", "'memory-limit' must be a whole number of MiB from 256"),
     ('memory-limit = "lots"', "'memory-limit' must be a whole number"),
     ("select = [[", "invalid TOML"),
     ("x = " + "[" * 5000 + "]" * 5000, "invalid TOML"),
