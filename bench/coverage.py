@@ -20,6 +20,7 @@ import collections
 import fnmatch
 import json
 import math
+import re
 import os
 import subprocess
 import sys
@@ -150,7 +151,8 @@ def run(corpus: Corpus, root: Path, files: list[str], mode: str, jobs: int, time
     row.real_files = cov.get("files_with_real_headers", 0)
     row.file_errors = len(data["errors"])
     for u in cov["unanalyzed"]:
-        row.reasons[u["reason"].split(" (after ")[0]] += 1
+        reason = u.get("cause") or u["reason"].split(" (after ")[0]
+        row.reasons[re.sub(r" at line \d+$", "", reason)] += 1
     for e in data["errors"]:
         row.reasons["file error: " + e["message"][:80]] += 1
     return row

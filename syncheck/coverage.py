@@ -54,16 +54,16 @@ def file_coverage(path: str, parsed: ParsedFile, program: Program, real_availabl
             continue
         first = _first_error(parsed, fn)
         reason = first.message if first else "clang reported errors in this function"
-        if missing:
-            m = missing[0]
-            fix = fix_for(m.message, parsed.headers, real_available, search_roots)
-            reason += f" (after {m.message} at line {m.line})"
+        cause = ""
+        if missing:  # the first missing include explains the rest
+            cause = f"{missing[0].message} at line {missing[0].line}"
+            fix = fix_for(missing[0].message, parsed.headers, real_available, search_roots)
         else:
             fix = fix_for(reason, parsed.headers, real_available, search_roots)
         cov.unanalyzed.append(UnanalyzedFunction(
             path=path, line=fn.line, column=fn.col, name=fn.name, kind=device_kind(fn) or "device",
             reason=reason, reason_line=first.line if first else fn.line,
-            reason_column=first.column if first else fn.col, fix=fix))
+            reason_column=first.column if first else fn.col, fix=fix, cause=cause))
     return cov
 
 
@@ -82,9 +82,10 @@ def unanalyzed_finding(u: UnanalyzedFunction, allow_incomplete: bool) -> Finding
         severity=Severity.INFO if allow_incomplete else Severity.ERROR,
         path=u.path, line=u.line, column=u.column, end_line=u.line,
         end_column=u.column + max(1, len(u.name)),
-        message=f"{what} '{u.name}' was not analyzed: {u.reason}; {u.fix}",
+        message=f"{what} '{u.name}' was not analyzed: {u.reason}"
+                f"{f' (after {u.cause})' if u.cause else ''}; {u.fix}",
         function=u.name,
-        notes=[Note(u.path, u.reason_line, u.reason_column, f"clang: {u.reason.split(' (after ')[0]}")])
+        notes=[Note(u.path, u.reason_line, u.reason_column, f"clang: {u.reason}")])
 
 
 def search_roots_for(path: str, config_root: str | None) -> tuple[str, ...]:

@@ -71,10 +71,11 @@ class UnanalyzedFunction:
     column: int
     name: str
     kind: str            # kernel | device | host_device
-    reason: str          # the first clang error that stopped it
+    reason: str          # the first clang error inside it
     reason_line: int     # where that error is (in the same file)
     reason_column: int
     fix: str             # what would let syncheck read it, e.g. "add -I include"
+    cause: str = ""      # an earlier error that explains it, e.g. "'x.h' file not found at line 3"
 
 
 @dataclass

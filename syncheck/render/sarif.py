@@ -74,7 +74,8 @@ def render(report: Report, base: str | None = None) -> str:
     notifications += [{
         "level": "note" if report.allow_incomplete else "error",
         "associatedRule": {"id": UNANALYZED_CODE},
-        "message": {"text": f"'{u.name}' not analyzed: {u.reason}; {u.fix}"},
+        "message": {"text": f"'{u.name}' not analyzed: {u.reason}"
+                            f"{f' (after {u.cause})' if u.cause else ''}; {u.fix}"},
         "locations": [{"physicalLocation": {
             "artifactLocation": {"uri": _uri(u.path, base), "uriBaseId": "%SRCROOT%"},
             "region": {"startLine": u.line, "startColumn": u.column}}}],
