@@ -179,3 +179,15 @@ def test_findings_in_vendored_code_are_dropped_unless_asked(tmp_path):
     # a file named on the command line is the user's, wherever it lives
     r = run_cli(*MODEL, "--format", "json", "third_party/lib/theirs.cu", cwd=tmp_path)
     assert [f["code"] for f in json.loads(r.stdout)["findings"]] == ["SYN101"]
+
+
+def test_a_header_analyzed_alone_that_is_included_back_is_not_a_redefinition(tmp_path):
+    # a.cuh includes b.cuh, which includes a.cuh: #pragma once cannot guard the main file
+    (tmp_path / "a.cuh").write_text('#pragma once\n#include "b.cuh"\n'
+                                    "__device__ int twice(int x) { return 2 * x; }\n")
+    (tmp_path / "b.cuh").write_text('#pragma once\n#include "a.cuh"\n'
+                                    "__device__ int thrice(int x) { return 3 * x; }\n")
+    r = run_cli(*MODEL, "--format", "json", "a.cuh", cwd=tmp_path)
+    data = json.loads(r.stdout)
+    assert r.returncode == 0 and data["findings"] == []
+    assert (data["coverage"]["found"], data["coverage"]["analyzed"]) == (1, 1)

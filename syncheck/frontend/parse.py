@@ -182,7 +182,7 @@ def _classify(path: str, tu: ci.TranslationUnit, source: bytes, headers: str,
     parsed = ParsedFile(path=path, tu=tu, source=source, headers=headers, precompiled=from_pch)
     main = os.path.abspath(path)
     for diag in tu.diagnostics:
-        if diag.severity < ci.Diagnostic.Error:
+        if diag.severity < ci.Diagnostic.Error or _self_inclusion(diag):
             continue
         loc = diag.location
         message = diag.spelling
@@ -199,6 +199,21 @@ def _classify(path: str, tu: ci.TranslationUnit, source: bytes, headers: str,
             line, col = loc.line, loc.column
         parsed.problems.append(ParseProblem(line, col, message, kind, header))
     return parsed
+
+
+def _self_inclusion(diag: ci.Diagnostic) -> bool:
+    """'redefinition of X' where the previous definition is the very same place: a header
+    analyzed on its own that a header it includes includes back (#pragma once does not guard
+    the main file). nvcc never compiles a header alone; the definition itself parsed."""
+    if not diag.spelling.startswith("redefinition of"):
+        return False
+    here = diag.location
+    for note in diag.children:
+        there = note.location
+        if (there.file is not None and here.file is not None and there.file.name == here.file.name
+                and (there.line, there.column) == (here.line, here.column)):
+            return True
+    return False
 
 
 # ---- compile_commands.json ----
