@@ -148,7 +148,15 @@ class _Encoder:
             # A local defined once stands for its definition, also inside a loop that threads
             # run out of step: its inputs are then read in the same iteration as it is.
             if d.key in scope.single_defs:
-                return self.expr(scope.single_defs[d.key], scope, depth + 1)
+                try:
+                    return self.expr(scope.single_defs[d.key], scope, depth + 1)
+                except _Unknown:
+                    # A definition the encoder cannot model (a load, a call) whose value is
+                    # the same for the whole block: an unknown, but one both threads share.
+                    value = scope.analysis.values.get(node.id)
+                    if value is not None and value.level <= Level.BLOCK and d.key not in self.varying:
+                        return self.sym(d.key, per_thread=False)
+                    raise
             induction = scope.inductions.get(d.key)
             if induction is not None:
                 init, op, step, line = induction
@@ -453,7 +461,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
                     return None
                 if g.polarity is None:
                     continue
-                guards.append(c if g.polarity else z3.Not(c))
+                guards.append((c if g.polarity else z3.Not(c), g.level))
     except _Unknown:
         return None
     if a is b and a.write and not a.read and a.value_level <= Level.BLOCK:
@@ -487,9 +495,17 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     if ka.kernel.launch_bounds and not shape:
         solver.add(bx * by * bz <= ka.kernel.launch_bounds)
     solver.add(z3.Or(*[x != y for x, y in zip(e1.tid, e2.tid)]))
-    solver.add(*guards)
     solver.add(*[x == y for x, y in zip(idx_a, idx_b)])
+    solver.push()
+    solver.add(*[g for g, _ in guards])
     verdict = solver.check()
+    if verdict == z3.unknown:
+        # Decisions the whole block takes alike (often divisions of parameters) are the
+        # costly part and do not tell the two threads apart: decide again without them.
+        solver.pop()
+        solver.push()
+        solver.add(*[g for g, level in guards if level > Level.BLOCK])
+        verdict = solver.check()
     if verdict == z3.unknown:
         return UNDECIDED
     if verdict != z3.sat:

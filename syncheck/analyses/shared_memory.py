@@ -111,8 +111,7 @@ def _inductions(fn: Function, single_init: dict[str, Node]) -> dict[str, tuple[N
         if n.kind == "COMPOUND_ASSIGNMENT_OPERATOR" and n.op in ("+=", "-=", ">>=", "<<=", "*=", "/=") \
                 and len(n.children) == 2:
             target, op = _strip(n.children[0]), n.op[:-1]
-            rhs = _strip(n.children[1])
-            step = rhs.value if rhs.kind == "INTEGER_LITERAL" and isinstance(rhs.value, int) else None
+            step = _literal_constant(n.children[1])
             if op in ("*", "/"):
                 if step is not None and step > 0 and step & (step - 1) == 0:
                     op, step = ("<<" if op == "*" else ">>"), step.bit_length() - 1
@@ -130,6 +129,22 @@ def _inductions(fn: Function, single_init: dict[str, Node]) -> dict[str, tuple[N
         if len(ups) == 1 and ups[0][1] is not None and ups[0][0] != "=" and key in single_init:
             out[key] = (single_init[key], ups[0][0], ups[0][1], ups[0][2])
     return out
+
+
+def _literal_constant(node: Node) -> int | None:
+    """The value of an expression of integer literals (template arguments substituted into
+    an instantiation, `nwarps * WARP_SIZE`), or None."""
+    node = _strip(node)
+    if node.kind == "INTEGER_LITERAL":
+        return node.value if isinstance(node.value, int) else None
+    if node.kind == "DECL_REF_EXPR" and node.decl is not None and isinstance(node.decl.value, int):
+        return node.decl.value
+    if node.kind == "BINARY_OPERATOR" and len(node.children) == 2 and node.op in ("+", "-", "*", "/", "<<"):
+        a, b = (_literal_constant(c) for c in node.children)
+        if a is None or b is None or (node.op == "/" and b == 0) or (node.op == "<<" and not 0 <= b < 32):
+            return None
+        return {"+": a + b, "-": a - b, "*": a * b, "/": int(a / b), "<<": a << b}[node.op]
+    return None
 
 
 def _extents(type_spelling: str) -> list[int | None]:
