@@ -380,7 +380,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
                     continue
                 if verdict is None:
                     continue
-                intra_only, example = verdict
+                intra_only, example, found_shape = verdict
                 if intra_only and not warp_concurrent(a, b):
                     continue  # __syncwarp() orders the lanes of the warp here
                 if intra_only and a is b and a.write and not a.read and a.value_level <= Level.WARP:
@@ -393,8 +393,10 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
                         if verdict == UNDECIDED:
                             undecided.append((a, b))
                         continue
-                    intra_only, example = verdict
+                    intra_only, example, found_shape = verdict
                 shape, source = assumed_shape(ka)
+                if source == SMALLEST_SHAPE:
+                    shape = found_shape
                 races[(b.array, b.node.line)] = Race(a, b, intra_only, example, shape, source)
     return RaceResult(list(races.values()), undecided)
 
@@ -435,8 +437,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     """None when no race is possible (or syncheck cannot tell); otherwise
     (all conflicts are between lanes of one warp, an example pair of threads)."""
     z3 = _z3()
-    shape = ka.service.default_block_dim or ka.kernel.block_dim or ka.launch_block_dim or \
-        canonical_shape(ka)
+    shape = known_shape(ka)
     shared: dict = {}
     bx, by, bz = (_bv(z3, "blockDim.x"), _bv(z3, "blockDim.y"), _bv(z3, "blockDim.z"))
     dims = (bx, by, bz)
@@ -472,10 +473,15 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     if shape:
         solver.add(bx == shape[0], by == shape[1], bz == shape[2])
     else:
-        # A dimension the kernel never reads is assumed to have size 1.
+        # No launch says: every shape the kernel admits (up to 1,024 threads, within its
+        # arrays and launch bounds). A dimension the kernel never reads has size 1; a 1-D
+        # block is whole warps (the analysis's stated assumption).
         solver.add(bx >= 1, bx <= 1024,
                    by == 1 if not (ka.uses_y or ka.uses_z) else z3.And(by >= 1, by <= 1024),
-                   bz == 1 if not ka.uses_z else z3.And(bz >= 1, bz <= 64))
+                   bz == 1 if not ka.uses_z else z3.And(bz >= 1, bz <= 64),
+                   z3.ULE(bx * by * bz, 1024))
+        if not (ka.uses_y or ka.uses_z):
+            solver.add(z3.URem(bx, 32) == 0)
     for name, sym in list(shared.items()) + list(e1.private.items()) + list(e2.private.items()):
         if name.startswith("blockIdx") or name.startswith("gridDim"):
             solver.add(sym >= 0, sym < _SYMBOL_RANGE)
@@ -511,14 +517,17 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     if verdict != z3.sat:
         return None
     # Is there a conflict between threads of different warps?
-    warp = lambda e: (e.tid[0] / 32, e.tid[1], e.tid[2]) if not shape else (e.linear() / 32,)
-    across = z3.Or(*[x != y for x, y in zip(warp(e1), warp(e2))])
+    across = e1.linear() / 32 != e2.linear() / 32
     solver.push()
     solver.add(across)
     inter = solver.check() == z3.sat
     if not inter:
         solver.pop()
-    return (not inter, _smallest_example(solver, e1, e2))
+    example = _smallest_example(solver, e1, e2, None if shape else dims)
+    if example is None:
+        return (not inter, None, shape)
+    threads, found_shape = example
+    return (not inter, threads, shape or found_shape)
 
 
 def _relation_term(enc: _Encoder, form: tuple):
@@ -534,25 +543,21 @@ def _relation_term(enc: _Encoder, form: tuple):
             "/": lambda: left / right}[kind]()
 
 
-def canonical_shape(ka: KernelAccesses) -> tuple[int, int, int]:
-    """The block shape assumed when neither a pin nor the file's launches give one: small but
-    common shapes of two warps (64 threads; 8x8 tiles; 8x4x2). A race that needs a larger
-    block is reported once the real shape is pinned (precision first)."""
-    if ka.uses_z:
-        return (8, 4, 2)
-    if ka.uses_y:
-        return (8, 8, 1)
-    return (64, 1, 1)
+SMALLEST_SHAPE = "the smallest block that shows it"
 
 
-def assumed_shape(ka: KernelAccesses) -> tuple[tuple[int, int, int], str]:
+def known_shape(ka: KernelAccesses) -> tuple[int, int, int] | None:
+    return ka.service.default_block_dim or ka.kernel.block_dim or ka.launch_block_dim
+
+
+def assumed_shape(ka: KernelAccesses) -> tuple[tuple[int, int, int] | None, str]:
     if ka.service.default_block_dim:
         return ka.service.default_block_dim, "--block-dim"
     if ka.kernel.block_dim:
         return ka.kernel.block_dim, "the block-dim comment"
     if ka.launch_block_dim:
         return ka.launch_block_dim, "the launches in this file"
-    return canonical_shape(ka), "the default assumption"
+    return None, SMALLEST_SHAPE
 
 
 def _indices(enc: _Encoder, acc: Access):
@@ -568,15 +573,18 @@ def _indices(enc: _Encoder, acc: Access):
     return out
 
 
-def _smallest_example(solver, e1: _Encoder, e2: _Encoder):
+def _smallest_example(solver, e1: _Encoder, e2: _Encoder, dims=None):
     """The example pair with the lowest thread ids, in lexicographic order (z, y, x of the
     first thread, then of the second): the same answer whatever the solver saw before, so
     output does not depend on -j or on the order files are analyzed in. Each coordinate is
     fixed in turn by bisection on the incremental solver (much cheaper than z3's Optimize)."""
     z3 = _z3()
     fixed = 0
-    for t in (e1.tid[2], e1.tid[1], e1.tid[0], e2.tid[2], e2.tid[1], e2.tid[0]):
-        low, high = 0, 1023  # thread indices are below 1024 in every dimension
+    # With a free block shape the smallest block comes first (z, y, then x).
+    free = [(d, 1) for d in reversed(dims)] if dims is not None else []
+    for t, least in free + [(t, 0) for t in (e1.tid[2], e1.tid[1], e1.tid[0],
+                                                 e2.tid[2], e2.tid[1], e2.tid[0])]:
+        low, high = least, 1024  # indices and sizes are at most 1024 in every dimension
         while low < high:
             mid = (low + high) // 2
             solver.push()
@@ -594,7 +602,10 @@ def _smallest_example(solver, e1: _Encoder, e2: _Encoder):
     model = solver.model() if ok else None
     for _ in range(fixed):
         solver.pop()
-    return _example(model, e1, e2) if model is not None else None
+    if model is None:
+        return None
+    shape = tuple(model.eval(d, model_completion=True).as_long() for d in dims) if dims is not None else None
+    return _example(model, e1, e2), shape
 
 
 def _example(model, e1: _Encoder, e2: _Encoder):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from syncheck.analyses.races import Race, find_races
+from syncheck.analyses.races import SMALLEST_SHAPE, Race, find_races
 from syncheck.checks.base import CheckContext
 
 
@@ -43,7 +43,11 @@ def ordered(race: Race):
 
 
 def shape_note(ctx: CheckContext, race: Race):
+    if race.shape_source == SMALLEST_SHAPE:
+        x, y, z = race.shape or (0, 0, 0)
+        return ctx.note(race.second.node, f"no launch of this kernel was found: the race needs a "
+                                          f"block of {x}x{y}x{z} threads or another shape that "
+                                          f"admits it (pin the real one with --block-dim or "
+                                          f"'// syncheck: block-dim X,Y,Z')")
     x, y, z = race.shape
-    how = ("pin another with --block-dim or '// syncheck: block-dim X,Y,Z'"
-           if race.shape_source == "the default assumption" else f"from {race.shape_source}")
-    return ctx.note(race.second.node, f"block shape assumed: {x}x{y}x{z} ({how})")
+    return ctx.note(race.second.node, f"block shape assumed: {x}x{y}x{z} (from {race.shape_source})")
