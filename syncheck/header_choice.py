@@ -5,14 +5,15 @@
   they are looked for); an error when there are none.
 * auto (default): the model headers first; when that leaves device functions of the file
   unanalyzable and real headers are available, the file is parsed again with them and
-  the parse that analyzes more device functions is kept (the model's on a tie).
+  the parse that analyzes more device functions (then: leaves fewer unanalyzed) is kept,
+  the model's on a tie.
 """
 
 from __future__ import annotations
 
 import clang.cindex as ci
 
-from syncheck.coverage import unanalyzable
+from syncheck.coverage import main_file_device_functions, unanalyzable
 from syncheck.frontend.cuda_headers import MODES, HeadersUnavailable, RealHeaders, available, locate
 from syncheck.frontend.parse import ParsedFile, ParseOptions, parse_source
 from syncheck.ir.program import Program, build_program
@@ -59,6 +60,13 @@ def parse_and_build(path: str, source: bytes, options: ParseOptions,
         return parsed, program, False
     real_parsed = _parse(path, source, options, real)
     real_program = build_program(real_parsed)
-    if len(unanalyzable(real_program)) < len(gaps):
+    if _score(real_program) > _score(program):
         return real_parsed, real_program, True
     return parsed, program, True
+
+
+def _score(program: Program) -> tuple[int, int]:
+    """Device functions analyzed, then fewer left unanalyzed: higher is better."""
+    found = main_file_device_functions(program)
+    broken = sum(f.has_errors for f in found)
+    return len(found) - broken, -broken
