@@ -17,6 +17,61 @@ from syncheck.ir.cfg import CFG, depth_first
 from syncheck.ir.nodes import Node
 
 
+_WRAPPERS = ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR")
+
+
+def _strip(node: Node) -> Node:
+    while node.kind in _WRAPPERS and node.children:
+        node = node.children[-1]
+    return node
+
+
+def _shape(node: Node) -> tuple:
+    node = _strip(node)
+    return tuple((n.kind, n.spelling, n.op, n.value, n.decl.key if n.decl else "") for n in node.walk())
+
+
+def _counter_test(cond: Node, step_of: str | None = None):
+    """`k < n` -> (k, '<', shape of n); with step_of=k, `k + s < n` -> (k, '<', shape of n, s)."""
+    cond = _strip(cond)
+    if cond.kind != "BINARY_OPERATOR" or cond.op not in ("<", "<=", "!=") or len(cond.children) != 2:
+        return None
+    left, right = _strip(cond.children[0]), cond.children[1]
+    if step_of is None:
+        if left.kind == "DECL_REF_EXPR" and left.decl is not None:
+            return left.decl.key, cond.op, _shape(right)
+        return None
+    if left.kind == "BINARY_OPERATOR" and left.op == "+" and len(left.children) == 2:
+        var, step = _strip(left.children[0]), _strip(left.children[1])
+        if var.kind == "DECL_REF_EXPR" and var.decl is not None and var.decl.key == step_of \
+                and step.kind == "INTEGER_LITERAL" and isinstance(step.value, int):
+            return var.decl.key, cond.op, _shape(right), step.value
+    return None
+
+
+def _counter_step(cfg: CFG, loop: "Loop", var: str) -> int | None:
+    """The constant step of the loop's counter, when it is updated exactly once in the loop."""
+    steps = []
+    for b in loop.blocks:
+        for item in cfg.blocks[b].items:
+            for n in item.walk():
+                target = None
+                if n.kind == "UNARY_OPERATOR" and n.op in ("++", "post++") and n.children:
+                    target, step = _strip(n.children[0]), 1
+                elif n.kind == "COMPOUND_ASSIGNMENT_OPERATOR" and n.op == "+=" and len(n.children) == 2:
+                    rhs = _strip(n.children[1])
+                    target = _strip(n.children[0])
+                    step = rhs.value if rhs.kind == "INTEGER_LITERAL" and isinstance(rhs.value, int) else None
+                elif n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR", "UNARY_OPERATOR") and \
+                        n.op and (n.op.endswith("=") and n.op not in ("==", "!=", "<=", ">=") or "-" in n.op) \
+                        and n.children:
+                    target, step = _strip(n.children[0]), None
+                if target is not None and target.kind == "DECL_REF_EXPR" and target.decl is not None \
+                        and target.decl.key == var:
+                    steps.append(step)
+    return steps[0] if len(steps) == 1 else None
+
+
 @dataclass(frozen=True, order=True)
 class Point:
     block: int
@@ -37,6 +92,9 @@ class BarrierIntervals:
         self.barrier_items = {(b, i) for b in live for i, item in enumerate(cfg.blocks[b].items)
                               if is_barrier(item)}
         self.loops = self._loops()
+        # Branches that fail only on a loop's last iteration (`if (k + 1 < n)` in
+        # `for (k = 0; k < n; ++k)`): past their false arm the thread leaves the loop.
+        self.last_iteration_branches = self._last_iteration_branches()
         for loop in self.loops:
             loop.barrier_free_cycle = self._cycle_is_barrier_free(loop)
 
@@ -48,32 +106,64 @@ class BarrierIntervals:
         return self._scan(start)[0]
 
     def _scan(self, start: Point) -> tuple[set[tuple[int, int]], set[int]]:
-        """Items reached from ``start`` before a barrier, and the blocks left without one."""
-        seen_blocks: set[int] = set()
+        """Items reached from ``start`` before a barrier, and the blocks left without one.
+        A path carries the loop headers it must leave by (after a last-iteration branch)."""
+        seen: set[tuple[int, frozenset]] = set()
         reached: set[tuple[int, int]] = set()
         left: set[int] = set()
-        work = [start]
+        work: list[tuple[Point, frozenset]] = [(start, frozenset())]
         first = True
         while work:
-            p = work.pop()
+            p, exiting = work.pop()
             if not first:
-                if p.block in seen_blocks:
+                if (p.block, exiting) in seen:
                     continue
-                seen_blocks.add(p.block)
+                seen.add((p.block, exiting))
             first = False
-            items = self.cfg.blocks[p.block].items
+            block = self.cfg.blocks[p.block]
+            items = block.items
             stopped = False
             for i in range(p.index + 1, len(items)):
                 reached.add((p.block, i))
                 if (p.block, i) in self.barrier_items:
                     stopped = True
                     break
-            if not stopped:
-                left.add(p.block)
-                for s in self.cfg.blocks[p.block].succs:
-                    if s in self.live:
-                        work.append(Point(s, -1))
+            if stopped:
+                continue
+            left.add(p.block)
+            succs = block.succs
+            if p.block in exiting and len(succs) == 2:
+                succs, exiting = [succs[1]], exiting - {p.block}  # the loop's last iteration ended
+            header = self.last_iteration_branches.get(p.block)
+            for n, s in enumerate(succs):
+                if s in self.live:
+                    leaving = exiting | {header} if header is not None and n == 1 else exiting
+                    work.append((Point(s, -1), leaving))
         return reached, left
+
+    def _last_iteration_branches(self) -> dict[int, int]:
+        """branch block -> loop header, for ifs whose condition is the loop's own condition
+        one step ahead: false only when this is the last iteration."""
+        out: dict[int, int] = {}
+        for loop in self.loops:
+            header = self.cfg.blocks[loop.header]
+            if header.branch_kind != "loop" or header.branch is None:
+                continue
+            counter = _counter_test(header.branch)
+            if counter is None:
+                continue
+            var, op, bound = counter
+            step = _counter_step(self.cfg, loop, var)
+            if step is None:
+                continue
+            for b in loop.blocks:
+                blk = self.cfg.blocks[b]
+                if b == loop.header or blk.branch_kind != "if" or blk.branch is None:
+                    continue
+                test = _counter_test(blk.branch, step_of=var)
+                if test is not None and test == (var, op, bound, step):
+                    out[b] = loop.header
+        return out
 
     def reach_from(self, block: int, index: int) -> set[tuple[int, int]]:
         """Items a thread can execute after item (block, index) before its next barrier."""
