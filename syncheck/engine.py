@@ -68,7 +68,9 @@ class Settings:
     def cache_key(self) -> str:
         return repr((self.select, self.ignore, self.parse, self.block_dim,
                      sorted(self.compile_db.entries.items()) if self.compile_db else None,
-                     self.cuda_headers, self.allow_incomplete, _real_headers_identity(self.cuda_headers)))
+                     self.cuda_headers, self.allow_incomplete, _real_headers_identity(self.cuda_headers),
+                     # what may be included decides what is analyzed
+                     self.include_policy.roots if self.include_policy else None))
 
     def enabled(self, code: str, name: str) -> bool:
         def matches(patterns):

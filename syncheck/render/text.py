@@ -8,13 +8,13 @@ from rich.console import Console
 from rich.markup import escape
 
 from syncheck.diagnostics import Finding, Report
+from syncheck.safe_io import read_regular_file
 
 
 @functools.lru_cache(maxsize=64)
 def _lines(path: str) -> list[str]:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read().splitlines()
+    try:  # a regular file within the size limit: the path may have changed since the analysis
+        return read_regular_file(path).decode("utf-8", errors="replace").splitlines()
     except OSError:
         return []
 
