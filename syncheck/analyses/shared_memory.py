@@ -317,7 +317,7 @@ class KernelAccesses:
             arg_values = tuple(scope.analysis.values.get(a.id, _U) for a in args)
             sub = self.service.analyze(callee, arg_values[:len(callee.params)] + tuple(
                 _U for _ in callee.params[len(arg_values):]), shape=self.analysis.shape)
-            bindings = {p.key: (a, scope) for p, a in zip(callee.params, args)}
+            bindings = self._call_bindings(n, callee, args, scope)
             out.append((n, callee, self._scope(callee, sub, bindings)))
         return out
 
@@ -333,6 +333,35 @@ class KernelAccesses:
                 scope.pointer_alias[key] = target
         return scope
 
+    def _call_bindings(self, call: Node, callee: Function, args: list[Node], scope: Scope) -> dict:
+        """What the callee's names stand for: its parameters bound to the arguments, and for a
+        method, the object's fields bound to what its constructor stored in them (a cub-style
+        `BlockSum(temp).sum(x)` keeps a reference to the shared TempStorage)."""
+        bindings = {p.key: (a, scope) for p, a in zip(callee.params, args)}
+        callee_node = call.children[0] if call.children else None
+        if callee_node is None or _strip(callee_node).kind != "MEMBER_REF_EXPR":
+            # A call on the same object (implicit this): the fields keep their bindings.
+            bindings.update({k: v for k, v in scope.bindings.items() if "@FI@" in k})
+            return bindings
+        member = _strip(callee_node)
+        obj = _strip(member.children[0]) if member.children else None
+        while obj is not None and obj.kind in ("CXX_FUNCTIONAL_CAST_EXPR", "MATERIALIZE_TEMPORARY_EXPR") \
+                and obj.children:
+            obj = _strip(obj.children[-1])
+        if obj is not None and obj.kind == "DECL_REF_EXPR" and obj.decl is not None:
+            init = scope.single_defs.get(obj.decl.key)
+            obj = _strip(init) if init is not None else None
+        if obj is None or obj.kind != "CALL_EXPR" or obj.decl is None or obj.decl.kind != "CONSTRUCTOR":
+            return bindings
+        ctor = self.program.resolve_call(obj.decl)
+        if ctor is None or not ctor.member_inits:
+            return bindings
+        ctor_args = call_args(obj)
+        ctor_scope = Scope(scope.analysis, {p.key: (a, scope) for p, a in zip(ctor.params, ctor_args)})
+        for field_key, init in ctor.member_inits.items():
+            bindings[field_key] = (init, ctor_scope)
+        return bindings
+
     def _returned_pointer(self, call: Node, scope: Scope):
         """What a function that hands out shared memory returns (the SharedMemory<T>
         conversion operator, `float* buffer() { extern __shared__ float s[]; return s; }`)."""
@@ -343,7 +372,7 @@ class KernelAccesses:
         if len(returns) != 1:
             return None
         args = call_args(call)
-        bindings = {p.key: (a, scope) for p, a in zip(callee.params, args)}
+        bindings = self._call_bindings(call, callee, args, scope)
         self._returning.add(callee.key)
         try:
             sub = self._scope(callee, self.service.analyze(callee, shape=self.analysis.shape), bindings)
@@ -415,6 +444,10 @@ class KernelAccesses:
     # -- accesses --
     def _shared_base(self, node: Node, scope: Scope) -> tuple[str, str] | None:
         node = _strip(node)
+        if node.kind == "MEMBER_REF_EXPR" and not node.children and node.decl is not None \
+                and node.decl.key in scope.bindings:
+            arg, arg_scope = scope.bindings[node.decl.key]  # a field set by the constructor
+            return self._shared_base(arg, arg_scope)
         if node.kind == "MEMBER_REF_EXPR" and node.children and node.spelling:
             # A member of a shared struct (cub TempStorage, CUTLASS SharedStorage, a policy's
             # storage): each member is a location of its own.
@@ -566,7 +599,7 @@ class KernelAccesses:
         arg_values = tuple(scope.analysis.values.get(a.id, _U) for a in args)
         sub = self.service.analyze(callee, arg_values[:len(callee.params)] + tuple(
             _U for _ in callee.params[len(arg_values):]), shape=self.analysis.shape)
-        bindings = {p.key: (a, scope) for p, a in zip(callee.params, args)}
+        bindings = self._call_bindings(call, callee, args, scope)
         sub_scope = self._scope(callee, sub, bindings)
         cfg, live, _ = self.service.cfg_of(callee)
         if instance is None:  # nested calls share their outermost call's instance

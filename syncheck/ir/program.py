@@ -52,6 +52,8 @@ class Function:
     body_node: Node | None
     is_template: bool = False
     is_lambda: bool = False
+    # Constructors: the member initializer list, field key -> initializer expression.
+    member_inits: dict = field(default_factory=dict)
     launch_bounds: int | None = None
     block_dim: tuple[int, int, int] | None = None  # pinned by a comment or config
     has_errors: bool = False
@@ -213,11 +215,18 @@ class ProgramBuilder:
     def _add_function(self, cursor: ci.Cursor, instance: str = "") -> Function | None:
         body_cursor = None
         params: list[Param] = []
+        member_refs = []
+        pending_member = None
         for c in cursor.get_children():
             if c.kind == K.COMPOUND_STMT:
                 body_cursor = c
             elif c.kind == K.PARM_DECL:
                 params.append(Param(c.spelling, c.get_usr() or c.spelling, c.type.spelling))
+            elif c.kind == K.MEMBER_REF and cursor.kind == K.CONSTRUCTOR:
+                pending_member = c
+            elif pending_member is not None and c.kind.is_expression():
+                member_refs.append((pending_member, c))
+                pending_member = None
         if body_cursor is None:
             return None
         decl = self.lowerer.decl_of(cursor)
@@ -246,6 +255,10 @@ class ProgramBuilder:
         self.functions[fn.key] = fn
         if fn.has_errors:
             return fn  # a body clang could not parse is not analyzed (nor lowered)
+        for member, init in member_refs:
+            target = self.lowerer.decl_of(member.referenced)
+            if target is not None:
+                fn.member_inits[target.key] = self.lowerer.lower(init)
         if fn.kind == "host":  # lowered on demand; its lambdas run on the host too
             fn._lower = lambda: self.lowerer.lower(body_cursor)
             return fn
