@@ -16,6 +16,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -60,8 +61,9 @@ class _Worker:
     def __init__(self, context, analyze: Analyze, limits: Limits):
         parent_end, child_end = context.Pipe(duplex=True)
         self.conn = parent_end
-        self.process = context.Process(target=_worker_main, args=(child_end, analyze, limits),
-                                       daemon=True)
+        forked = context.get_start_method() == "fork"  # else the parent is a fork server
+        self.process = context.Process(target=_worker_main, daemon=True, args=(
+            child_end, analyze, limits, os.getpid() if forked else None))
         self.process.start()
         child_end.close()
         self.task: tuple[str, float] | None = None  # (path, started at)
@@ -200,9 +202,10 @@ def _problem(path: str, message: str) -> FileResult:
     return FileResult(problems=[FileProblem(path, message)])
 
 
-def _worker_main(conn, analyze: Analyze, limits: Limits) -> None:
+def _worker_main(conn, analyze: Analyze, limits: Limits, parent_pid: int | None = None) -> None:
     """The loop of a worker process: receive (path, source), send the result as JSON."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _die_with_parent(parent_pid)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     # libclang and LLVM print crash reports and stack dumps on stderr; the parent reports
     # a crash in one line instead.
@@ -237,6 +240,21 @@ def _worker_main(conn, analyze: Analyze, limits: Limits) -> None:
             return
         if retire:
             return  # a process that ran out of memory is not trusted with another file
+
+
+def _die_with_parent(parent_pid: int | None) -> None:
+    """On Linux, have the kernel kill this worker when the parent dies (even by SIGKILL),
+    so no worker outlives the run."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if parent_pid is not None and os.getppid() != parent_pid:  # it died before the call
+        os._exit(0)
 
 
 def _limit_address_space(limit: int) -> None:

@@ -206,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batch", type=int, default=100, help="mutants per CLI process")
     p.add_argument("--seed", type=int, default=14)
     p.add_argument("-j", "--jobs", type=int, default=2)
+    p.add_argument("--budget", type=float, default=900, help="seconds a batch may take (else a hang)")
     p.add_argument("--keep-failures", type=Path, help="move failing batches here")
     p.add_argument("--json", type=Path, help="write the statistics here")
     args = p.parse_args(argv)
@@ -217,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
               f"file errors {stats.file_errors}", flush=True)
 
     with tempfile.TemporaryDirectory(prefix="syncheck-fuzz-") as tmp:
-        stats = fuzz(args.mutants, args.batch, args.seed, Path(tmp), jobs=args.jobs,
+        stats = fuzz(args.mutants, args.batch, args.seed, Path(tmp), jobs=args.jobs, budget=args.budget,
                      keep_failures=args.keep_failures, progress=progress)
     summary = {k: v for k, v in stats.__dict__.items()}
     if args.json:

@@ -177,6 +177,46 @@ def test_a_file_that_needs_too_much_memory_is_stopped_by_the_memory_limit(tmp_pa
     assert "memory limit (600 MiB)" in message
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux /proc")
+def test_workers_do_not_outlive_a_killed_run(tmp_path):
+    import signal
+    import time
+    os.mkfifo(tmp_path / "pipe.h")
+    (tmp_path / "blocks.cu").write_text('#define HEADER "pipe.h"\n#include HEADER\n' + BUGGY)
+    run = subprocess.Popen([sys.executable, "-m", "syncheck", "--no-cache", "--timeout", "0",
+                            "blocks.cu"], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+
+    def children(pid):
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children") as f:
+                return [int(c) for c in f.read().split()]
+        except OSError:
+            return []
+
+    deadline = time.monotonic() + 120
+    while not children(run.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    (worker,) = children(run.pid)
+    run.send_signal(signal.SIGKILL)
+    run.wait()
+    while os.path.exists(f"/proc/{worker}") and time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{worker}/stat") as f:
+                if f.read().split(") ")[-1].startswith("Z"):
+                    break  # a zombie: dead, waiting for init to reap it
+        except OSError:
+            break
+        time.sleep(0.1)
+    alive = os.path.exists(f"/proc/{worker}")
+    if alive:
+        with open(f"/proc/{worker}/stat") as f:
+            alive = not f.read().split(") ")[-1].startswith("Z")
+    if alive:
+        os.kill(worker, signal.SIGKILL)
+    assert not alive, "the worker outlived the killed run"
+
+
 def test_limits_are_configuration_keys(tmp_path):
     os.mkfifo(tmp_path / "pipe.h")
     (tmp_path / "blocks.cu").write_text('#define HEADER "pipe.h"\n#include HEADER\n' + BUGGY)
