@@ -118,3 +118,14 @@ def select(cond: PerThread, a, b) -> PerThread | None:
     if xs is None or ys is None:
         return None
     return PerThread(np.where(cond.values != 0, xs, ys))
+
+
+def ballot(predicate: PerThread) -> PerThread | None:
+    """__ballot_sync(full mask, predicate) for every thread: the mask of the lanes of its warp
+    whose predicate holds (the same for the 32 threads of a warp)."""
+    values = predicate.values
+    if len(values) % 32:
+        return None
+    bits = (values.reshape(-1, 32) != 0).astype(np.uint64) << np.arange(32, dtype=np.uint64)
+    per_warp = bits.sum(axis=1).astype(np.int64)
+    return PerThread(np.repeat(per_warp, 32))

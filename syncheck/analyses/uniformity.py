@@ -900,6 +900,17 @@ class _FunctionAnalyzer:
             return Value(Level.THREAD, lane_linear=self.shape.x_multiple_of_32, origin=origin)
         if prim.name == "__activemask":
             return Value(Level.THREAD, origin=origin, from_activemask=True)
+        if prim.name == "__ballot_sync" and len(arg_values) >= 2 and arg_values[0].const in (0xFFFFFFFF, -1) \
+                and arg_values[1].per_thread is not None and self.ctrl_level()[0] <= Level.WARP:
+            # Which lanes of each warp vote true is known: the result's value per thread.
+            masks = PT.ballot(arg_values[1].per_thread)
+            if masks is not None:
+                first = masks.values[0]
+                same = bool((masks.values == first).all())
+                level = Level.UNIFORM if same else Level.WARP
+                return Value(level, const=int(first) if same else None,
+                             origin=origin if level > Level.UNIFORM else None,
+                             per_thread=None if same else masks)
         if prim.result is not None and prim.result == Level.WARP and prim.name in _WARP_VOTES \
                 and len(arg_values) >= 2 and arg_values[0].const in (0xFFFFFFFF, -1) \
                 and all(v.lane_like for v in arg_values[1:]) and self.shape.x_multiple_of_32:

@@ -3,8 +3,21 @@
 from __future__ import annotations
 
 from syncheck.analyses.lanes import FULL_MASK, active_lanes, lane_list, mask_constant
+from syncheck.analyses.levels import Level
 from syncheck.checks.base import Check, CheckContext
 from syncheck.checks.warp_sites import explicit_mask
+
+
+def _masks_per_warp(value):
+    """warp -> the mask's value in that warp: a constant, or a mask computed at run time that
+    is known per warp (a ballot over a condition on threadIdx.x)."""
+    constant = mask_constant(value.const)
+    if constant is not None:
+        return lambda warp: constant
+    if value.per_thread is not None and value.level <= Level.WARP:
+        values = value.per_thread.values
+        return lambda warp: mask_constant(int(values[warp * 32])) if warp * 32 < len(values) else None
+    return None
 
 
 class MaskMismatch(Check):
@@ -18,13 +31,16 @@ class MaskMismatch(Check):
             if mask is None or site.node.id in reported:
                 continue
             node, value = mask
-            m = mask_constant(value.const)
-            if m is None or m == FULL_MASK or value.from_activemask:
+            masks = _masks_per_warp(value)
+            if masks is None or value.from_activemask:
                 continue
             lanes = active_lanes(site, frames)
             if lanes is None:
                 continue
             for warp, active in enumerate(lanes):
+                m = masks(warp)
+                if m is None or m == FULL_MASK:
+                    continue
                 missing, extra = active & ~m, m & ~active
                 if not active or not (missing or extra):
                     continue

@@ -1,0 +1,103 @@
+"""Run syncheck on fetched copies of real CUDA code bases and collect every finding for triage.
+
+    python bench/findings.py --corpora llm.c,ggml,cuda-samples,rodinia,css,gpuverify \
+                             [--workdir /tmp/corpora] [--jobs 2] --out findings.json
+
+The corpora are the ones of ../shared/realworld/CORPORA.md, extracted (never into this
+repository) under --workdir/<name> (bench/coverage.py extracts most of them; css is
+NVIDIA/compute-sanitizer-samples, gpuverify is mc-imperial/GPUVerifyBenchmarks). Each runs
+with the flags a user of that code base would give. GPUVerify benchmarks name their block
+shape in a header comment (--blockDim=...): it is passed as --block-dim, and the benchmark
+annotation macros are defined away. The output lists every finding with its corpus, for
+the triage table in docs/triage.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# name -> (globs of files to analyze, flags)
+CORPORA = {
+    "llm.c": (("dev/cuda/*.cu", "llmc/*.cuh", "train_gpt2.cu", "train_gpt2_fp32.cu"),
+              ("-I", "llmc", "-I", "dev", "-I", ".")),
+    "ggml": (("src/ggml-cuda/*.cu", "src/ggml-cuda/*.cuh"),
+             ("-I", "include", "-I", "src", "-I", "src/ggml-cuda")),
+    "cuda-samples": (("Samples/**/*.cu",), ("-I", "Common")),
+    "rodinia": (("cuda/**/*.cu",), ()),
+    "css": (("Synccheck/*.cu", "Racecheck/*.cu"), ()),
+    "gpuverify": (("**/*.cu",), tuple(f"-D{m}(...)=((void)0)" for m in (
+        "__requires", "__ensures", "__invariant", "__global_invariant", "__assume",
+        "__function_wide_invariant", "__global_requires", "__global_ensures")) + (
+        "-D__kernel=__global__", "-D__global_invariant_x(...)=")),
+}
+
+_BLOCK_DIM = re.compile(r"--blockDim=\[?\s*(\d+)\s*(?:,\s*(\d+))?\s*(?:,\s*(\d+))?")
+
+
+def _block_dim(path: Path) -> str | None:
+    """The block shape a GPUVerify benchmark declares in its first lines, as X,Y,Z."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        head = "".join(f.readline() for _ in range(6))
+    m = _BLOCK_DIM.search(head)
+    if not m:
+        return None
+    return ",".join(g or "1" for g in m.groups())
+
+
+def _run(files: list[Path], flags: list[str], cwd: Path, jobs: int, timeout: int) -> dict:
+    cmd = [sys.executable, "-m", "syncheck", "--no-cache", "--format", "json", "-j", str(jobs),
+           "--timeout", str(timeout), "--allow-incomplete", *flags, *map(str, files)]
+    out = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    try:
+        return json.loads(out.stdout)
+    except json.JSONDecodeError:
+        return {"findings": [], "errors": [{"path": "", "message": out.stderr[-2000:]}]}
+
+
+def run_corpus(name: str, workdir: Path, jobs: int, timeout: int) -> dict:
+    globs, flags = CORPORA[name]
+    root = workdir / name
+    files = sorted({p for g in globs for p in root.glob(g) if p.is_file()})
+    started = time.monotonic()
+    groups: dict[str | None, list[Path]] = {}
+    for f in files:
+        groups.setdefault(_block_dim(f) if name == "gpuverify" else None, []).append(f)
+    findings, errors = [], []
+    for shape, members in sorted(groups.items(), key=lambda kv: kv[0] or ""):
+        extra = ["--block-dim", shape] if shape else []
+        result = _run([m.relative_to(root) for m in members], list(flags) + extra, root, jobs, timeout)
+        findings += result.get("findings", [])
+        errors += result.get("errors", [])
+    return {"files": len(files), "seconds": round(time.monotonic() - started, 1),
+            "findings": findings, "errors": errors}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--corpora", default=",".join(CORPORA))
+    p.add_argument("--workdir", default="/tmp/corpora")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--timeout", type=int, default=120)
+    p.add_argument("--out", required=True)
+    args = p.parse_args()
+    results = {}
+    for name in args.corpora.split(","):
+        results[name] = run_corpus(name, Path(args.workdir), args.jobs, args.timeout)
+        r = results[name]
+        print(f"{name}: {r['files']} files, {len(r['findings'])} findings, "
+              f"{len(r['errors'])} file errors, {r['seconds']} s", flush=True)
+    Path(args.out).write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
