@@ -180,6 +180,34 @@ def table(rows: list[Row]) -> str:
     return "\n".join(out) + "\n"
 
 
+def compare(before_path: str, after_path: str) -> str:
+    """One table of two runs written with --json (e.g. --modes model before a change, auto after)."""
+    def load(path):
+        return {r["corpus"]: r for r in json.loads(Path(path).read_text())}
+    before, after = load(before_path), load(after_path)
+    out = ["| corpus | files | before: analyzed / found | after: analyzed / found | after: file errors | "
+           "after: files on real headers | after: top reasons for the rest | seconds before / after |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |"]
+    totals = [0, 0, 0, 0]
+    for name in after:
+        a, b = after[name], before.get(name)
+        pct = lambda r: 100.0 * r["analyzed"] / r["found"] if r["found"] else 100.0  # noqa: E731
+        reasons = sorted(a["reasons"].items(), key=lambda kv: -kv[1])[:3]
+        shown = "; ".join(f"{n}x {m}" for m, n in reasons).replace("|", "\\|") or "-"
+        was = f"{b['analyzed']} / {b['found']} ({pct(b):.1f}%)" if b else "-"
+        seconds = f"{b['seconds']:.0f} / {a['seconds']:.0f}" if b else f"- / {a['seconds']:.0f}"
+        out.append(f"| {name} | {a['files']} | {was} | {a['analyzed']} / {a['found']} ({pct(a):.1f}%) | "
+                   f"{a['file_errors']} | {a['real_files']} | {shown} | {seconds} |")
+        if b:
+            totals[0] += b["analyzed"]
+            totals[1] += b["found"]
+        totals[2] += a["analyzed"]
+        totals[3] += a["found"]
+    out.append(f"| **all** | | {totals[0]} / {totals[1]} ({100.0 * totals[0] / max(totals[1], 1):.1f}%) | "
+               f"{totals[2]} / {totals[3]} ({100.0 * totals[2] / max(totals[3], 1):.1f}%) | | | | |")
+    return "\n".join(out) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--corpora", default=",".join(c.name for c in CORPORA))
@@ -193,7 +221,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workdir", default="/tmp/corpora")
     p.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     p.add_argument("--markdown", metavar="FILE", help="append the table to this Markdown file")
+    p.add_argument("--compare", nargs=2, metavar=("BEFORE.json", "AFTER.json"),
+                   help="print one before/after table of two --json outputs, and exit")
     args = p.parse_args(argv)
+    if args.compare:
+        print(compare(*args.compare), end="")
+        return 0
     sources = dict(s.split("=", 1) for s in args.source)
     workdir = Path(args.workdir)
     names = [n.strip() for n in args.corpora.split(",") if n.strip()]
