@@ -43,7 +43,7 @@ def _attack(rng: random.Random) -> str:
         depth = rng.choice([50, 300, 1500])
         return "__device__ void deep(float* a) { " + "if (a[0] > 0) " * depth + "a[1] = 1; }"
     if kind == 1:
-        terms = rng.choice([100, 2000, 7000])
+        terms = rng.choice([100, 2000, 7000, 20000])  # 20,000 overflows libclang's stack
         return "__device__ float sum(float* a) { return " + "+".join(["a[1]"] * terms) + "; }"
     if kind == 2:
         levels = rng.randrange(4, 18)
@@ -110,6 +110,7 @@ class Stats:
     stderr_lines: int = 0     # anything printed on stderr
     exit_codes: dict[int, int] = field(default_factory=dict)
     file_errors: dict[str, int] = field(default_factory=dict)  # per-file errors, by kind
+    other_errors: list[str] = field(default_factory=list)  # per-file errors of no known kind
     seconds: float = 0.0
     failures: list[str] = field(default_factory=list)
 
@@ -118,8 +119,8 @@ class Stats:
 
 
 def _error_kind(message: str) -> str:
-    for needle, kind in (("per-file time limit", "time limit"), ("memory limit", "memory limit"),
-                         ("crashed", "worker crash"), ("internal error", "internal error"),
+    for needle, kind in (("per-file time limit", "time limit"), ("crashed", "worker crash"), ("memory limit", "memory limit"),
+                         ("internal error", "internal error"), ("not a regular file", "not regular"),
                          ("syntax error", "syntax error"), ("too deeply nested", "too deeply nested"),
                          ("not valid UTF-8", "not UTF-8"), ("binary file", "binary"),
                          ("file is empty", "empty")):
@@ -165,6 +166,8 @@ def run_batch(files: list[Path], cwd: Path, stats: Stats, budget: float, extra_a
     for error in data["errors"]:
         kind = _error_kind(error["message"])
         stats.file_errors[kind] = stats.file_errors.get(kind, 0) + 1
+        if kind in ("other", "internal error"):
+            stats.other_errors.append(error["message"][:200])
 
 
 def fuzz(mutants: int, batch: int, seed: int, workdir: Path, jobs: int = 2, budget: float = 900,
