@@ -105,7 +105,23 @@ class BarrierIntervals:
         """Items executed in the interval that begins at ``start``."""
         return self._scan(start)[0]
 
-    def _scan(self, start: Point) -> tuple[set[tuple[int, int]], set[int]]:
+    def reach_within_iteration(self, block: int, index: int, loop: "Loop") -> set[tuple[int, int]]:
+        """Items reached from (block, index) before a barrier without starting another
+        iteration of ``loop`` (its header is not entered again)."""
+        if (block, index) in self.barrier_items:
+            return set()
+        return self._scan(Point(block, index), stop=loop.header)[0]
+
+    def innermost_synchronized_loop(self, *blocks: int) -> "Loop | None":
+        """The innermost loop holding all the blocks whose every cycle meets a barrier."""
+        best = None
+        for loop in self.loops:
+            if all(b in loop.blocks for b in blocks) and not loop.barrier_free_cycle:
+                if best is None or len(loop.blocks) < len(best.blocks):
+                    best = loop
+        return best
+
+    def _scan(self, start: Point, stop: int | None = None) -> tuple[set[tuple[int, int]], set[int]]:
         """Items reached from ``start`` before a barrier, and the blocks left without one.
         A path carries the loop headers it must leave by (after a last-iteration branch)."""
         seen: set[tuple[int, frozenset]] = set()
@@ -136,7 +152,7 @@ class BarrierIntervals:
                 succs, exiting = [succs[1]], exiting - {p.block}  # the loop's last iteration ended
             header = self.last_iteration_branches.get(p.block)
             for n, s in enumerate(succs):
-                if s in self.live:
+                if s in self.live and s != stop:
                     leaving = exiting | {header} if header is not None and n == 1 else exiting
                     work.append((Point(s, -1), leaving))
         return reached, left

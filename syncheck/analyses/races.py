@@ -64,9 +64,13 @@ class Race:
 
 
 class _Encoder:
-    def __init__(self, thread: int, shared: dict, varying_vars: set[str], dims, program: Program):
+    def __init__(self, thread: int, shared: dict, varying_vars: set[str], dims, program: Program,
+                 next_iteration: "_NextIteration | None" = None):
         self.z3 = _z3()
         self.program = program
+        # This thread runs one iteration of a loop later than the other thread.
+        self.next_iteration = next_iteration
+        self._advancing: set[str] = set()
         self.t = thread
         self.shared = shared        # symbols common to both threads
         self.varying = varying_vars  # loop variables that may differ between the two threads
@@ -97,7 +101,7 @@ class _Encoder:
         k = node.kind
         if k == "PAREN_EXPR":
             return self.expr(node.children[-1], scope, depth + 1)
-        if k in ("INTEGER_LITERAL", "CHARACTER_LITERAL", "CXX_BOOL_LITERAL_EXPR"):
+        if k in ("INTEGER_LITERAL", "CHARACTER_LITERAL", "CXX_BOOL_LITERAL_EXPR", "CXX_UNARY_EXPR"):
             if isinstance(node.value, int):
                 return _val(z3, node.value)
             raise _Unknown()
@@ -133,6 +137,16 @@ class _Encoder:
         d = node.decl
         if d is None:
             raise _Unknown()
+        nxt = self.next_iteration
+        if nxt is not None and d.key in nxt.updates and d.key not in self._advancing:
+            update = nxt.updates[d.key]
+            if update is None:
+                raise _Unknown()  # changed in more than one place per iteration
+            self._advancing.add(d.key)
+            try:
+                return self._advanced(update, node, scope, depth)
+            finally:
+                self._advancing.discard(d.key)
         if d.storage == "builtin" and d.name == "warpSize":
             return _val(z3, 32)
         if d.value is not None and isinstance(d.value, int):
@@ -170,6 +184,19 @@ class _Encoder:
                 return _val(z3, value.const)
             if value is not None and value.level <= Level.BLOCK:
                 return self.sym(d.key, per_thread=d.key in self.varying)
+        raise _Unknown()
+
+    def _advanced(self, update: Node, ref: Node, scope: Scope, depth: int):
+        """A variable's value one iteration later: its update applied to its value now."""
+        now = self.expr(ref, scope, depth + 1)
+        if update.kind == "UNARY_OPERATOR":
+            return now + 1 if "+" in update.op else now - 1
+        rhs = self.expr(update.children[1], scope, depth + 1)
+        if update.op == "=":
+            return rhs
+        op = update.op[:-1]
+        if op in ("+", "-", "*"):
+            return {"+": now + rhs, "-": now - rhs, "*": now * rhs}[op]
         raise _Unknown()
 
     def _binary(self, node: Node, scope: Scope, depth: int):
@@ -255,6 +282,34 @@ class _Encoder:
         return self.expr(n, scope, depth + 1) != 0
 
 
+@dataclass
+class _NextIteration:
+    """What changes from one iteration of a loop to the next: var key -> its one update in
+    the loop (None: updated in several places), for variables declared outside it."""
+
+    updates: dict[str, Node | None]
+
+
+def _next_iteration(ka: KernelAccesses, loop) -> _NextIteration:
+    declared: set[str] = set()
+    updates: dict[str, Node | None] = {}
+    for b in loop.blocks:
+        for item in ka.cfg.blocks[b].items:
+            for n in item.walk():
+                if n.kind == "VAR_DECL" and n.decl is not None:
+                    declared.add(n.decl.key)
+                target = None
+                if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op and \
+                        n.op.endswith("=") and n.op not in ("==", "!=", "<=", ">=") and len(n.children) == 2:
+                    target = _strip(n.children[0])
+                elif n.kind == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--") and n.children:
+                    target = _strip(n.children[0])
+                if target is not None and target.kind == "DECL_REF_EXPR" and target.decl is not None:
+                    key = target.decl.key
+                    updates[key] = n if key not in updates else None
+    return _NextIteration({k: v for k, v in updates.items() if k not in declared})
+
+
 def _varying_loop_vars(ka: KernelAccesses, access: Access, intervals: BarrierIntervals) -> set[str]:
     """Variables that may hold different values for two threads at this access: those
     assigned in a loop that threads can go round without meeting a barrier."""
@@ -326,6 +381,32 @@ class _Concurrency:
     def _before(self, x: Access, y: Access) -> bool:
         return y.point in self._from(x.point) and self._leaves_free(x) and self._enters_free(y)
 
+    def iterations(self, a: Access, b: Access) -> list[tuple[str, object]]:
+        """How the two accesses' loop iterations relate when they are concurrent: ("same",
+        None) and/or ("first", loop) / ("second", loop), the access named running one
+        iteration of the loop earlier than the other (a loop-carried pair)."""
+        loop = self.kernel.innermost_synchronized_loop(a.point[0], b.point[0])
+        if loop is None or a.instance is not None or b.instance is not None:
+            return [("same", None)]
+        within = lambda p: self.kernel.reach_within_iteration(*p, loop)
+        # Where the two threads part: one access's position, or a divergent branch.
+        starts = [a.point, b.point] + [d for d in self.divergent
+                                       if a.point in self._from(d) and b.point in self._from(d)]
+        same = first = second = False
+        for start in starts:
+            now, later = within(start), self._from(start)
+            a_now = a.point == start or a.point in now
+            b_now = b.point == start or b.point in now
+            same |= a_now and b_now or a.point == b.point
+            first |= a_now and b.point in later and not b_now
+            second |= b_now and a.point in later and not a_now
+        out = [("same", None)] if same else []
+        if first:
+            out.append(("first", loop))   # a's iteration, then b's in the next one
+        if second:
+            out.append(("second", loop))  # b's iteration, then a's in the next one
+        return out or [("same", None)]
+
     def __call__(self, a: Access, b: Access) -> bool:
         if a.point == b.point and a.instance == b.instance:
             if a.instance is None or a.local_point == b.local_point:
@@ -374,7 +455,11 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
                     continue
                 if _same_own_element(a, b, ka.uses_y, ka.uses_z):
                     continue
-                verdict = _check_pair(ka, a, b)
+                verdict = None
+                for iteration in block_concurrent.iterations(a, b):
+                    verdict = _check_pair(ka, a, b, iteration=iteration)
+                    if verdict is not None:
+                        break
                 if verdict == UNDECIDED:
                     undecided.append((a, b))
                     continue
@@ -388,7 +473,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
                 if intra_only:
                     # Lanes of one warp cannot be in different iterations of a loop whose
                     # cycle holds a __syncwarp(): decide again with the warp's intervals.
-                    verdict = _check_pair(ka, a, b, ka.warp_intervals)
+                    verdict = _check_pair(ka, a, b, ka.warp_intervals, iteration)
                     if verdict in (None, UNDECIDED):
                         if verdict == UNDECIDED:
                             undecided.append((a, b))
@@ -433,7 +518,8 @@ def _refs(node: Node) -> set[str]:
     return {n.decl.key for n in node.walk() if n.kind == "DECL_REF_EXPR" and n.decl is not None}
 
 
-def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierIntervals | None = None):
+def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierIntervals | None = None,
+                iteration: tuple[str, object] = ("same", None)):
     """None when no race is possible (or syncheck cannot tell); otherwise
     (all conflicts are between lanes of one warp, an example pair of threads)."""
     z3 = _z3()
@@ -442,15 +528,25 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     bx, by, bz = (_bv(z3, "blockDim.x"), _bv(z3, "blockDim.y"), _bv(z3, "blockDim.z"))
     dims = (bx, by, bz)
     intervals = intervals or ka.block_intervals
-    e1 = _Encoder(1, shared, _varying_loop_vars(ka, a, intervals), dims, ka.program)
-    e2 = _Encoder(2, shared, _varying_loop_vars(ka, b, intervals), dims, ka.program)
+    relation, loop = iteration
+    later = _next_iteration(ka, loop) if loop is not None else None
+    e1 = _Encoder(1, shared, _varying_loop_vars(ka, a, intervals), dims, ka.program,
+                  later if relation == "second" else None)
+    e2 = _Encoder(2, shared, _varying_loop_vars(ka, b, intervals), dims, ka.program,
+                  later if relation == "first" else None)
     solver = z3.Solver()
     solver.set("rlimit", RESOURCE_LIMIT)
     try:
         idx_a = _indices(e1, a)
         idx_b = _indices(e2, b)
+        same_element = [x == y for x, y in zip(idx_a, idx_b)]
         if len(idx_a) != len(idx_b):
-            return None
+            # One access through a row pointer, the other with all its subscripts: compare
+            # the flattened positions.
+            flat_a, flat_b = _flattened(idx_a, a), _flattened(idx_b, b)
+            if flat_a is None or flat_b is None:
+                return None
+            same_element = [flat_a == flat_b]
         guards = []
         for enc, acc in ((e1, a), (e2, b)):
             for g in acc.guards:
@@ -501,7 +597,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     if ka.kernel.launch_bounds and not shape:
         solver.add(bx * by * bz <= ka.kernel.launch_bounds)
     solver.add(z3.Or(*[x != y for x, y in zip(e1.tid, e2.tid)]))
-    solver.add(*[x == y for x, y in zip(idx_a, idx_b)])
+    solver.add(*same_element)
     solver.push()
     solver.add(*[g for g, _ in guards])
     verdict = solver.check()
@@ -528,6 +624,17 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         return (not inter, None, shape)
     threads, found_shape = example
     return (not inter, threads, shape or found_shape)
+
+
+def _flattened(values: list, acc: Access):
+    if len(values) == 1:
+        return values[0]
+    if acc.strides is None or len(acc.strides) != len(values):
+        return None
+    total = values[0] * acc.strides[0]
+    for v, s in zip(values[1:], acc.strides[1:]):
+        total = total + v * s
+    return total
 
 
 def _relation_term(enc: _Encoder, form: tuple):
@@ -563,9 +670,10 @@ def assumed_shape(ka: KernelAccesses) -> tuple[tuple[int, int, int] | None, str]
 def _indices(enc: _Encoder, acc: Access):
     out = [enc.expr(n, s) for n, s in acc.indices]
     if acc.offsets:
-        offset = enc.expr(*acc.offsets[0])
-        for n, s in acc.offsets[1:]:
-            offset = offset + enc.expr(n, s)
+        offset = None
+        for n, s, scale in acc.offsets:
+            term = enc.expr(n, s) * scale if scale != 1 else enc.expr(n, s)
+            offset = term if offset is None else offset + term
         if out:
             out[0] = out[0] + offset
         else:

@@ -58,7 +58,9 @@ class Access:
     name: str
     node: Node            # the outermost subscript
     indices: list[tuple[Node, Scope]]   # outermost dimension first
-    offsets: list[tuple[Node, Scope]]   # added to the first index (pointer aliases, p + n)
+    # added to the (flattened) index, each times its scale: pointer aliases, p + n, row
+    # pointers of multi-dimensional arrays (`tile[row]` moves by a whole row)
+    offsets: list[tuple[Node, Scope, int]]
     read: bool
     write: bool
     point: tuple[int, int]  # (block, item) in the kernel's CFG
@@ -66,6 +68,7 @@ class Access:
     scope: Scope
     value_level: int = 0   # level of the stored value, for writes
     extents: list[int | None] = field(default_factory=list)  # array size per dimension
+    strides: list[int] | None = None  # elements per step of each index (flattening)
     function: Function | None = None
     instance: int | None = None              # the inlined call it is in, if any
     local_point: tuple[int, int] | None = None  # (block, item) in that callee's CFG
@@ -77,6 +80,40 @@ class Access:
 
 _ZERO = Node(-1, "INTEGER_LITERAL")
 _ZERO.value = 0
+
+
+def _product(values) -> int:
+    out = 1
+    for v in values:
+        out *= v
+    return out
+
+
+def _pointee(type_spelling: str) -> str:
+    """'float' for 'const float *', 'volatile float *' and 'float[33]'."""
+    t = type_spelling.split("[", 1)[0].replace("*", " ")
+    return " ".join(w for w in t.split() if w not in ("const", "volatile", "__restrict__", "restrict"))
+
+
+_SIZES = {"char": 1, "signed char": 1, "unsigned char": 1, "int8_t": 1, "uint8_t": 1, "bool": 1,
+          "short": 2, "unsigned short": 2, "half": 2, "__half": 2, "__nv_bfloat16": 2, "int16_t": 2,
+          "uint16_t": 2, "int": 4, "unsigned int": 4, "unsigned": 4, "float": 4, "int32_t": 4,
+          "uint32_t": 4, "half2": 4, "__half2": 4, "__nv_bfloat162": 4, "double": 8, "long long": 8,
+          "unsigned long long": 8, "int64_t": 8, "uint64_t": 8, "float2": 8, "int2": 8,
+          "double2": 16, "float4": 16, "int4": 16, "uint4": 16}
+
+
+def _same_element_type(node: Node) -> bool:
+    """Does every cast on the way to the pointer keep the element size? (Indices through a
+    `half*` view of a `float` buffer count other units.)"""
+    while node.kind in _WRAPPERS and node.children:
+        inner = node.children[-1]
+        if node.kind != "PAREN_EXPR" and "*" in node.type and ("*" in inner.type or "[" in inner.type):
+            outer_size, inner_size = _SIZES.get(_pointee(node.type)), _SIZES.get(_pointee(inner.type))
+            if outer_size and inner_size and outer_size != inner_size:
+                return False
+        node = inner
+    return True
 
 
 def _var_type(fn: Function, key: str) -> str:
@@ -383,19 +420,28 @@ class KernelAccesses:
     def _pointer_target(self, node: Node, scope: Scope):
         """(shared location, offsets) a pointer expression points into: ``s``, ``&s[i]``,
         ``s + i``, ``p + i`` for an alias p, or a parameter bound to one of these."""
+        if not _same_element_type(node):
+            return None  # a cast to another element size: indices would count other units
         base = _strip(node)
         if base.kind == "UNARY_OPERATOR" and base.op == "&" and base.children:
             inner = _strip(base.children[0])
             if inner.kind == "ARRAY_SUBSCRIPT_EXPR" and len(inner.children) == 2:
                 target = self._pointer_target(inner.children[0], scope)
                 if target is not None:
-                    return target[0], target[1] + [(inner.children[1], scope)]
+                    return target[0], target[1] + [(inner.children[1], scope, 1)]
+            return None
+        if base.kind == "ARRAY_SUBSCRIPT_EXPR" and len(base.children) == 2 and "[" in base.type:
+            # tile[row] of a multi-dimensional array: a pointer to that row
+            row = _extents(base.type)
+            target = self._pointer_target(base.children[0], scope)
+            if target is not None and row and all(e is not None for e in row):
+                return target[0], target[1] + [(base.children[1], scope, _product(row))]
             return None
         if base.kind == "BINARY_OPERATOR" and base.op == "+" and len(base.children) == 2:
             left, right = base.children
             target = self._pointer_target(left, scope)
             if target is not None:
-                return target[0], target[1] + [(right, scope)]
+                return target[0], target[1] + [(right, scope, 1)]
             return None
         if base.kind == "CALL_EXPR" and P.classify(base) is None:
             return self._returned_pointer(base, scope)
@@ -512,13 +558,13 @@ class KernelAccesses:
             if kind == "UNARY_OPERATOR" and node.op == "*" and node.children:
                 target = self._pointer_target(node.children[0], scope)
                 if target is not None:
-                    offsets = target[1] or [(_ZERO, scope)]  # *p is p[0]
+                    offsets = target[1] or [(_ZERO, scope, 1)]  # *p is p[0]
                     self._add(Access(array=target[0], name=_display_name(target[0], node),
                                      node=node, indices=[], offsets=offsets,
                                      read=mode in ("read", "update"), write=mode in ("write", "update"),
                                      point=point, guards=list(gs), scope=scope, value_level=stored,
                                      function=scope.analysis.function), instance, local)
-                    for n, s in target[1]:
+                    for n, s, _ in target[1]:
                         if s is scope:  # index expressions are reads of their own
                             stack.append((n, "read", gs, 0))
                     continue
@@ -558,6 +604,8 @@ class KernelAccesses:
 
     def _record(self, node: Node, mode: str, point, guards, scope: Scope, stored: int,
                 instance, local) -> bool:
+        if "[" in node.type:
+            return False  # `tile[row]` of a 2-D array is a row's address, not an access
         indices = []
         cur = node
         while cur.kind == "ARRAY_SUBSCRIPT_EXPR" and len(cur.children) == 2:
@@ -575,11 +623,14 @@ class KernelAccesses:
             extents = _extents(cur.decl.type) if cur.decl is not None and cur.decl.storage == "shared" else []
         if offsets or len(extents) != len(indices):
             extents = [None] * len(indices)
+        strides = None
+        if len(indices) > 1 and all(e is not None for e in extents):
+            strides = [_product(extents[k + 1:]) for k in range(len(extents))]
         self._add(Access(
             array=base[0], name=base[1], node=node, indices=indices, offsets=offsets,
             read=mode in ("read", "update"), write=mode in ("write", "update"), point=point,
             guards=list(guards), scope=scope, value_level=stored,
-            function=scope.analysis.function, extents=extents), instance, local)
+            function=scope.analysis.function, extents=extents, strides=strides), instance, local)
         return True
 
     def _inline_call(self, call: Node, point, guards, scope: Scope, depth: int,

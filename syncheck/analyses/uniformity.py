@@ -499,8 +499,8 @@ class _FunctionAnalyzer:
     def _e_CXX_THIS_EXPR(self, node):
         return UNIFORM
 
-    def _e_UNARY_EXPR(self, node):  # sizeof, alignof
-        return UNIFORM
+    def _e_CXX_UNARY_EXPR(self, node):  # sizeof, alignof
+        return Value(const=node.value) if isinstance(node.value, int) else UNIFORM
 
     def _e_CASTLIKE(self, node):
         if not node.children:

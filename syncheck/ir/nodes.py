@@ -227,6 +227,9 @@ class Lowerer:
             node.op = clang_api.unary_operator(cursor)
         elif kind in _LITERALS:
             node.value = self._literal_value(cursor, kind)
+        elif kind == K.CXX_UNARY_EXPR:  # sizeof / alignof: a constant the compiler knows
+            value = clang_api.evaluate(cursor)
+            node.value = value if isinstance(value, int) else None
         elif kind in (K.VAR_DECL, K.PARM_DECL):
             node.decl = self.decl_of(cursor)
         node.children = [self.lower(c) for c in children]
