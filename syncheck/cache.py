@@ -16,27 +16,15 @@ import functools
 import hashlib
 import json
 import os
-import sys
 from pathlib import Path
 
 from syncheck import __version__
 from syncheck.results import FileResult, ResultFormatError, decode_result, encode_result
 from syncheck.safe_io import read_regular_file
+from syncheck.user_dirs import user_cache_root
 
 # An entry larger than this is not ours (results are a few KiB): a miss, not a read.
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
-
-
-def user_cache_root() -> Path:
-    """$XDG_CACHE_HOME/syncheck (or the platform's equivalent)."""
-    if sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
-    elif os.name == "nt":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    else:
-        xdg = os.environ.get("XDG_CACHE_HOME", "")
-        base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"
-    return base / "syncheck"
 
 
 def default_cache_dir(project_root: str) -> str:

@@ -54,8 +54,8 @@ class Settings:
     report_unused_suppressions: bool = False
     jobs: int = 1
     cache_dir: str | None = None   # None: no cache
-    timeout: float | None = 120.0  # wall seconds per file (enforced by killing its worker)
-    memory_limit_mb: int | None = 2048  # address space per worker process
+    timeout: float | None = Limits.wall_seconds  # per file (enforced by killing its worker)
+    memory_limit_mb: int | None = Limits.memory_mb  # address space per worker process
     isolate: bool = True  # analyze in worker processes (False: in this process, no limits)
     include_policy: IncludePolicy | None = None  # None: the analyzed file's project only
     cuda_headers: str = "auto"  # model | real | auto | a CUDA root (see header_choice.py)
@@ -208,7 +208,6 @@ class _CallbackErrors:
 
     def __enter__(self) -> "_CallbackErrors":
         self.recursion = False
-        self.other: list[str] = []
         with self._lock:
             self._previous = sys.unraisablehook
             sys.unraisablehook = self._hook
@@ -217,8 +216,6 @@ class _CallbackErrors:
     def _hook(self, unraisable) -> None:
         if isinstance(unraisable.exc_value, RecursionError):
             self.recursion = True
-        else:
-            self.other.append(type(unraisable.exc_value).__name__)
 
     def __exit__(self, *exc) -> None:
         with self._lock:

@@ -38,6 +38,7 @@ from typing import Iterator
 import clang.cindex as ci
 
 from syncheck.safe_io import MAX_FILE_BYTES, read_regular_file
+from syncheck.user_dirs import user_cache_root
 
 SYSTEM_ROOTS = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/opt/cuda", "/opt/nvidia",
                 "/System/Library", "/Library/Developer", "/Applications/Xcode.app")
@@ -92,9 +93,8 @@ def project_roots(paths: list[str], config_root: str | None = None) -> tuple[str
 def _environment_roots() -> tuple[str, ...]:
     roots = [str(_PACKAGE_DIR), sys.prefix, sys.base_prefix, sys.exec_prefix]
     try:
-        from syncheck.cache import user_cache_root
         roots.append(str(user_cache_root()))  # precompiled headers live there
-    except Exception:  # noqa: BLE001 - an unusual home folder only loses that root
+    except (OSError, RuntimeError):  # no home folder: only that root is lost
         pass
     return tuple(_real(r) for r in roots)
 
@@ -121,13 +121,13 @@ class IncludeGuard:
 
     policy: IncludePolicy
     refused: dict[str, tuple[str, str]] = field(default_factory=dict)  # real -> (how, as named)
-    _verdicts: dict[str, bool] = field(default_factory=dict)
+    _verdicts: dict[tuple[str, tuple[str, ...]], bool] = field(default_factory=dict)
 
     def allows(self, path: str, policy: IncludePolicy | None = None) -> bool:
         """A regular file under an allowed root (symlinks resolved first)."""
         policy = policy or self.policy
         key = (path, policy.roots)
-        cached = self._verdicts.get(key)  # type: ignore[arg-type]
+        cached = self._verdicts.get(key)
         if cached is not None:
             return cached
         real = _real(path)
@@ -136,7 +136,7 @@ class IncludeGuard:
         except (OSError, ValueError):
             regular = True  # missing: clang reports it as not found, nothing is read
         verdict = regular and any(is_under(real, root) for root in policy.roots)
-        self._verdicts[key] = verdict  # type: ignore[index]
+        self._verdicts[key] = verdict
         return verdict
 
     def refuse(self, path: str, how: str = "#include of") -> str:
