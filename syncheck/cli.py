@@ -156,14 +156,14 @@ def main(argv: list[str] | None = None) -> int:
         try:
             listed = sorted(load_compile_database(args.compile_commands).entries)
         except CompileDatabaseError as e:
-            sys.stderr.write(f"syncheck: error: {e}\n")
+            _complain("error", f"{e}")
             return 2
         # A generated database may list any path: analyze only the project's files.
         roots = project_roots([os.path.dirname(os.path.abspath(args.compile_commands))])
         args.paths = [p for p in listed if any(is_under(os.path.realpath(p), r) for r in roots)]
         for path in sorted(set(listed) - set(args.paths)):
-            sys.stderr.write(f"syncheck: warning: {args.compile_commands} lists {path}, which is "
-                             f"outside the project; not analyzed\n")
+            _complain("warning", f"{args.compile_commands} lists {path}, which is outside the "
+                                 f"project; not analyzed")
     if not args.paths:
         parser.print_usage(sys.stderr)
         sys.stderr.write("syncheck: error: no PATH given\n")
@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
                     db = load_compile_database(candidate)
                     break
     except CompileDatabaseError as e:
-        sys.stderr.write(f"syncheck: error: {e}\n")
+        _complain("error", f"{e}")
         return 2
     from pathlib import Path
 
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         cfg = FileConfig() if args.isolated else (
             load_file(Path(args.config)) if args.config else load(Path.cwd()))
     except ConfigError as e:
-        sys.stderr.write(f"syncheck: error: {e}\n")
+        _complain("error", f"{e}")
         return 2
     settings = Settings(
         select=args.select or cfg.select, ignore=tuple(args.ignore) + tuple(cfg.ignore),
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     from syncheck.header_choice import check_mode
     problem = check_mode(settings.cuda_headers)
     if problem is not None:
-        sys.stderr.write(f"syncheck: error: {problem}\n")
+        _complain("error", f"{problem}")
         return 2
     color = args.color == "always" or (args.color == "auto" and out.isatty()
                                        and os.environ.get("NO_COLOR") is None)
@@ -239,6 +239,13 @@ def main(argv: list[str] | None = None) -> int:
         else:
             out.write(rendered)
     return report.exit_code()
+
+
+def _complain(level: str, message: str) -> None:
+    """One line on stderr; control characters (e.g. from a file name) are escaped, so a
+    crafted name cannot start a line that a CI runner would obey."""
+    from syncheck.render.text import printable
+    sys.stderr.write(f"syncheck: {level}: {printable(message)}\n")
 
 
 def _limit(flag, configured, default):

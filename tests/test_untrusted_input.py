@@ -350,6 +350,19 @@ def test_cupy_raw_module_paths_follow_the_same_policy(project_and_secret):
     assert "reading " in notes_text(data) and "refused" in notes_text(data)
 
 
+def test_a_file_name_cannot_inject_lines_into_the_ci_log(tmp_path):
+    # GitHub Actions obeys any output line that starts with "::" (annotations, masks...).
+    name = "k\n::warning::injected\n.cu"
+    (tmp_path / name).write_text(BUGGY)
+    (tmp_path / "compile_commands.json").write_text(json.dumps(
+        [{"directory": "/", "file": "/x\n::error::also injected\n.cu", "arguments": ["nvcc"]}]))
+    for args in ([name], ["--format", "github", name], ["--compile-commands", "compile_commands.json"]):
+        r = syncheck("--no-cache", *args, cwd=tmp_path)
+        lines = (r.stdout + r.stderr).splitlines()
+        assert not [line for line in lines if line.startswith(("::warning::injected", "::error::also"))]
+        assert r.returncode in (1, 2)
+
+
 # ---- 4. malformed input files: one line, exit 2 ----
 
 @pytest.mark.parametrize("config,needle", [

@@ -61,7 +61,19 @@ def render(report: Report, color: bool = False, console: Console | None = None) 
         text = f"{loc}: {kind}: {p.message}"
         lines.append(f"[{_STYLES[kind]}]{escape(text)}[/]" if color else text)
     lines.append(f"[bold]{escape(summary_line(report))}[/bold]" if color else summary_line(report))
-    return "\n".join(lines) + "\n"
+    return "\n".join(printable(line) for line in lines) + "\n"
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters escaped, so it stays one line of plain text."""
+    return text.translate(_CONTROL_ESCAPES)
+
+
+# File names, messages quoting source text and snippets come from the analyzed tree: a newline
+# in a file name must not start a line of its own (CI runners obey lines such as
+# "::warning::..."), nor an escape sequence reach the terminal. Tabs stay.
+_CONTROL_ESCAPES = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F, 0x85] if c != 0x09}
+_CONTROL_ESCAPES.update({0x0A: "\\n", 0x0D: "\\r", 0x2028: "\\u2028", 0x2029: "\\u2029"})
 
 
 def summary_line(report: Report) -> str:
