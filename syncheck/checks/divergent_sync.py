@@ -80,6 +80,10 @@ class PartialReachCheck(Check):
     def explain(self, ctx: CheckContext, reach: PartialReach) -> str:
         raise NotImplementedError
 
+    def accepts(self, reach: PartialReach) -> bool:
+        """Is this partial reach this rule's to report? (SYN101 and SYN104 share reaches.)"""
+        return True
+
     # Finer-scope rules (tile, warp) leave a decision to the block-barrier rule when it
     # already makes a block barrier partial: one bug, one finding.
     defers_to_block_barriers: bool = False
@@ -87,7 +91,7 @@ class PartialReachCheck(Check):
     def run(self, ctx: CheckContext):
         taken = _block_barrier_causes(ctx) if self.defers_to_block_barriers else set()
         reaches = sorted((r for r in partial_reaches(ctx.uniformity, self.allowed)
-                          if r.anchor_function.in_main_file),
+                          if r.anchor_function.in_main_file and self.accepts(r)),
                          key=lambda r: (r.anchor.line, r.anchor.col, r.site.node.line))
         # A call that reaches the primitive under a decision that already makes a direct
         # primitive partial is the same bug: it becomes a note of that finding.
@@ -110,6 +114,24 @@ class PartialReachCheck(Check):
                                                     f"skip {subject(other).rstrip(',')} here"))
             yield ctx.finding(self, reach.anchor, self.explain(ctx, reach),
                               reach.anchor_function.name, notes)
+
+
+def exits_kernel_only(reach: PartialReach) -> bool:
+    """Do the threads that miss the primitive miss it only by returning from the kernel
+    (`if (i >= n) return;` before a barrier)? Exited threads do not hold a barrier up."""
+    if reach.anchor_function.kind != "kernel" or not reach.causes:
+        return False
+    for cause in reach.causes:
+        stmt = cause.stmt
+        if cause.kind != "if" or stmt is None or stmt.kind != "IF_STMT" or cause.polarity is None \
+                or _inside(stmt, reach.anchor):
+            return False
+        arm = stmt.child_by_role("then" if cause.polarity is False else "else")
+        if arm is not None and arm.kind == "COMPOUND_STMT" and arm.children:
+            arm = arm.children[-1]
+        if arm is None or arm.kind != "RETURN_STMT":
+            return False
+    return True
 
 
 def _cause_key(reach: PartialReach) -> tuple:

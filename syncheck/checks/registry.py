@@ -8,6 +8,7 @@ from syncheck.checks.syn002_unanalyzed_function import UnanalyzedFunction
 from syncheck.checks.syn101_divergent_barrier import DivergentBarrier
 from syncheck.checks.syn102_divergent_grid_sync import DivergentGridSync
 from syncheck.checks.syn103_divergent_tile_sync import DivergentTileSync
+from syncheck.checks.syn104_barrier_after_exit import BarrierAfterExit
 from syncheck.checks.syn201_full_mask_divergent import FullMaskInDivergentCode
 from syncheck.checks.syn202_mask_mismatch import MaskMismatch
 from syncheck.checks.syn203_legacy_warp_intrinsic import LegacyWarpIntrinsic
@@ -26,6 +27,7 @@ ALL_CHECKS: tuple[type[Check], ...] = (
     DivergentBarrier,
     DivergentGridSync,
     DivergentTileSync,
+    BarrierAfterExit,
     FullMaskInDivergentCode,
     MaskMismatch,
     LegacyWarpIntrinsic,

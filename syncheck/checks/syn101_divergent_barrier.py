@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from syncheck.analyses import primitives as P
 from syncheck.analyses.levels import Level
-from syncheck.checks.divergent_sync import PartialReachCheck, describe_cause, subject
+from syncheck.checks.divergent_sync import PartialReachCheck, describe_cause, exits_kernel_only, subject
 
 
 class DivergentBarrier(PartialReachCheck):
@@ -13,6 +13,9 @@ class DivergentBarrier(PartialReachCheck):
 
     def allowed(self, site):
         return Level.BLOCK if site.prim.category == P.BLOCK_BARRIER else None
+
+    def accepts(self, reach) -> bool:
+        return not exits_kernel_only(reach)  # SYN104
 
     def explain(self, ctx, reach):
         return (f"{subject(reach)} may be reached by only part of the block: "

@@ -1,0 +1,26 @@
+"""SYN104 barrier-after-exit: a block barrier that some threads skip only by leaving the kernel."""
+
+from __future__ import annotations
+
+from syncheck.analyses import primitives as P
+from syncheck.analyses.levels import Level
+from syncheck.checks.divergent_sync import PartialReachCheck, describe_cause, exits_kernel_only, subject
+from syncheck.diagnostics import Severity
+
+
+class BarrierAfterExit(PartialReachCheck):
+    code = "SYN104"
+    name = "barrier-after-exit"
+    severity = Severity.WARNING
+
+    def allowed(self, site):
+        return Level.BLOCK if site.prim.category == P.BLOCK_BARRIER else None
+
+    def accepts(self, reach) -> bool:
+        return exits_kernel_only(reach)
+
+    def explain(self, ctx, reach):
+        return (f"{subject(reach)} is reached after some threads of the block have returned "
+                f"from the kernel: {describe_cause(ctx, reach)}; the barrier then waits only for "
+                f"the threads still running (defined since Volta), but those that left skip all "
+                f"later work")
