@@ -95,7 +95,7 @@ def main() -> int:
         r = results[name]
         print(f"{name}: {r['files']} files, {len(r['findings'])} findings, "
               f"{len(r['errors'])} file errors, {r['seconds']} s", flush=True)
-    Path(args.out).write_text(json.dumps(results, indent=1))
+        Path(args.out).write_text(json.dumps(results, indent=1))  # after each corpus
     return 0
 
 
