@@ -85,7 +85,7 @@ def extract(corpus: Corpus, gd: Path, dest: Path) -> None:
     names = subprocess.run(["git", f"--git-dir={gd}", "ls-tree", "-r", "HEAD", "--name-only"],
                            capture_output=True, text=True, check=True).stdout.splitlines()
     wanted = [n for n in names if any(n == p or n.startswith(p) for p in corpus.extract)
-              and n.endswith(SOURCE_SUFFIXES)]
+              and (n.endswith(SOURCE_SUFFIXES) or "." not in os.path.basename(n))]  # <cuda/std/atomic>
     proc = subprocess.Popen(["git", f"--git-dir={gd}", "cat-file", "--batch"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE)
     assert proc.stdin and proc.stdout

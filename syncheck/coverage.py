@@ -43,6 +43,36 @@ def unanalyzable(program: Program) -> list[Function]:
     return [f for f in main_file_device_functions(program) if f.has_errors]
 
 
+# Words that mark a declaration as device code, including the macros libraries wrap them in
+# (_CCCL_DEVICE, CUTLASS_DEVICE, __host__ __device__ spelled HOST_DEVICE_INLINE, ...).
+_DEVICE_MARKERS = re.compile(r"\b(__global__|__device__|__constant__|__shared__|__managed__|"
+                             r"\w*(?:DEVICE|KERNEL|GLOBAL)\w*)\b")
+
+
+def unparsed_device_declarations(parsed: ParsedFile, program: Program) -> list[ParseProblem]:
+    """Errors outside every function that clang found, on lines that declare device code:
+    declarations clang could not read at all (so no function was found there to count).
+    One per line."""
+    spans = [(f.line, f.end_line) for f in program.functions.values() if f.in_main_file]
+    lines = program.source_lines
+    out: list[ParseProblem] = []
+    seen: set[int] = set()
+    for p in parsed.errors:
+        if p.line in seen or any(a <= p.line <= b for a, b in spans):
+            continue
+        if _DEVICE_MARKERS.search(" ".join(lines[max(0, p.line - 2):p.line + 1])):
+            seen.add(p.line)
+            out.append(p)
+    return out
+
+
+def analyzed_and_missed(parsed: ParsedFile, program: Program) -> tuple[int, int]:
+    """(device functions analyzed, device functions and declarations not analyzed)."""
+    functions = main_file_device_functions(program)
+    broken = sum(f.has_errors for f in functions)
+    return len(functions) - broken, broken + len(unparsed_device_declarations(parsed, program))
+
+
 def file_coverage(path: str, parsed: ParsedFile, program: Program, real_available: bool,
                   search_roots: tuple[str, ...]) -> FileCoverage:
     functions = main_file_device_functions(program)
@@ -64,6 +94,18 @@ def file_coverage(path: str, parsed: ParsedFile, program: Program, real_availabl
             path=path, line=fn.line, column=fn.col, name=fn.name, kind=device_kind(fn) or "device",
             reason=reason, reason_line=first.line if first else fn.line,
             reason_column=first.column if first else fn.col, fix=fix, cause=cause))
+    lost = unparsed_device_declarations(parsed, program)
+    if lost:  # one diagnostic for them all, at the first; each line counts as one not analyzed
+        first = lost[0]
+        cov.found += len(lost)
+        cause = f"{missing[0].message} at line {missing[0].line}" if missing else ""
+        fix = fix_for(missing[0].message if missing else first.message, parsed.headers,
+                      real_available, search_roots)
+        cov.unanalyzed.append(UnanalyzedFunction(
+            path=path, line=first.line, column=first.column,
+            name=f"{len(lost)} declaration{'s' if len(lost) != 1 else ''} of device code",
+            kind="declarations", reason=first.message, reason_line=first.line,
+            reason_column=first.column, fix=fix, cause=cause))
     return cov
 
 
@@ -76,14 +118,16 @@ _KIND_WORDS = {"kernel": "kernel", "device": "device function", "host_device": "
 
 def unanalyzed_finding(u: UnanalyzedFunction, allow_incomplete: bool) -> Finding:
     """The SYN002 diagnostic at the function: the clang error, and what would fix it."""
-    what = _KIND_WORDS.get(u.kind, "device function")
+    if u.kind == "declarations":  # nothing was found there to name
+        subject = f"{u.name} could not be parsed (the functions there are not analyzed):"
+    else:
+        subject = f"{_KIND_WORDS.get(u.kind, 'device function')} '{u.name}' was not analyzed:"
     return Finding(
         code=UNANALYZED_CODE, rule=UNANALYZED_RULE,
         severity=Severity.INFO if allow_incomplete else Severity.ERROR,
         path=u.path, line=u.line, column=u.column, end_line=u.line,
         end_column=u.column + max(1, len(u.name)),
-        message=f"{what} '{u.name}' was not analyzed: {u.reason}"
-                f"{f' (after {u.cause})' if u.cause else ''}; {u.fix}",
+        message=f"{subject} {u.reason}{f' (after {u.cause})' if u.cause else ''}; {u.fix}",
         function=u.name,
         notes=[Note(u.path, u.reason_line, u.reason_column, f"clang: {u.reason}")])
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import clang.cindex as ci
 
-from syncheck.coverage import main_file_device_functions, unanalyzable
+from syncheck.coverage import analyzed_and_missed
 from syncheck.frontend.cuda_headers import MODES, HeadersUnavailable, RealHeaders, available, locate
 from syncheck.frontend.parse import ParsedFile, ParseOptions, parse_source
 from syncheck.ir.program import Program, build_program
@@ -52,21 +52,19 @@ def parse_and_build(path: str, source: bytes, options: ParseOptions,
     program = build_program(parsed)
     if mode == "model":
         return parsed, program, available("auto") is not None
-    gaps = unanalyzable(program)
-    if not gaps:
+    if not analyzed_and_missed(parsed, program)[1]:
         return parsed, program, True  # availability does not matter: nothing to fix
     real = available("auto")
     if real is None:
         return parsed, program, False
     real_parsed = _parse(path, source, options, real)
     real_program = build_program(real_parsed)
-    if _score(real_program) > _score(program):
+    if _score(real_parsed, real_program) > _score(parsed, program):
         return real_parsed, real_program, True
     return parsed, program, True
 
 
-def _score(program: Program) -> tuple[int, int]:
+def _score(parsed: ParsedFile, program: Program) -> tuple[int, int]:
     """Device functions analyzed, then fewer left unanalyzed: higher is better."""
-    found = main_file_device_functions(program)
-    broken = sum(f.has_errors for f in found)
-    return len(found) - broken, -broken
+    analyzed, missed = analyzed_and_missed(parsed, program)
+    return analyzed, -missed

@@ -191,3 +191,18 @@ def test_a_header_analyzed_alone_that_is_included_back_is_not_a_redefinition(tmp
     data = json.loads(r.stdout)
     assert r.returncode == 0 and data["findings"] == []
     assert (data["coverage"]["found"], data["coverage"]["analyzed"]) == (1, 1)
+
+
+def test_device_declarations_clang_could_not_read_at_all_are_counted_and_reported(tmp_path):
+    # the macro hides the namespace: clang finds no function to count, yet device code is lost
+    (tmp_path / "k.cuh").write_text(
+        "LIB_NAMESPACE_BEGIN\n"
+        "template <typename T> LIB_DEVICE T twice(T x) { return 2 * x; }\n"
+        "LIB_NAMESPACE_END\n")
+    r = run_cli(*MODEL, "--format", "json", "k.cuh", cwd=tmp_path)
+    data = json.loads(r.stdout)
+    assert r.returncode == 2
+    assert data["coverage"]["found"] > data["coverage"]["analyzed"]
+    (finding,) = data["findings"]
+    assert finding["code"] == "SYN002" and "declaration" in finding["message"]
+    assert "could not be parsed" in finding["message"] and "-D LIB_" in finding["message"]
