@@ -82,8 +82,9 @@ def main(argv: list[str] | None = None) -> int:
             warm = best_of(args.repeat, lambda: parse_source(path, source, options, real=real))
             used_pch = parse_source(path, source, options, real=real).precompiled
             rows.append((name, rel, model, plain, warm, used_pch))
-            print(f"  {rel[:60]:60} model {model:6.3f}  real {plain:6.3f}  real+pch {warm:6.3f}"
-                  f"{'' if used_pch else '  (no pch: folder shadows a toolkit header or config macro)'}",
+            why = "" if used_pch else ("  (no precompiled header for these flags)" if pch is None else
+                                       "  (not used: folder shadows a toolkit header, or a config macro)")
+            print(f"  {rel[:60]:60} model {model:6.3f}  real {plain:6.3f}  real+pch {warm:6.3f}{why}",
                   flush=True)
     if not rows:
         return 1

@@ -107,3 +107,20 @@ def test_config_key_selects_the_headers_and_unknown_values_are_reported(tmp_path
     (tmp_path / ".syncheck.toml").write_text('cuda-headers = "no/such/cuda"\n')
     r = run_cli("k.cu", cwd=tmp_path)
     assert r.returncode == 2 and "no/such/cuda" in r.stderr
+
+
+def test_a_failed_build_is_retried_when_an_include_folder_changes(tmp_path):
+    include = tmp_path / "include"
+    include.mkdir()
+    marker = tmp_path / "key.failed"
+    marker.write_text("error\n")
+    old = marker.stat().st_mtime - 60
+    os.utime(include, (old, old))
+    args = ["-x", "cuda", "-I", str(include)]
+    assert precompiled._still_failing(marker, args)
+    (include / "added.h").write_text("")  # the folder changes: try again
+    os.utime(include, (marker.stat().st_mtime + 1, marker.stat().st_mtime + 1))
+    assert not precompiled._still_failing(marker, args)
+    stale = marker.stat().st_mtime - precompiled.RETRY_FAILED_AFTER_S - 1
+    os.utime(marker, (stale, stale))
+    assert not precompiled._still_failing(marker, ["-x", "cuda"])

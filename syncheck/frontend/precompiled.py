@@ -7,7 +7,8 @@ about a quarter of a second. The header holds the toolkit headers most CUDA file
 as the files that use it (user -I/-D included; a file's own folder is not), keyed by the
 libclang version, those flags and the headers' identity (paths, versions, timestamps), and
 stored in syncheck's user cache dir. clang itself checks, when it loads the header, that no
-file in it changed since; any failure to build or load it falls back to a plain parse.
+file in it changed since; any failure to build or load it falls back to a plain parse (a
+build that failed is retried after an hour, or as soon as an include folder changes).
 
 A file is parsed without it (a plain parse, same results, slower) when it could see
 something else than the header holds:
@@ -24,6 +25,7 @@ import functools
 import hashlib
 import os
 import re
+import time
 from pathlib import Path
 
 import clang.cindex as ci
@@ -105,7 +107,7 @@ def get(args: list[str], real: RealHeaders) -> str | None:
     failed = folder / f"{key}.failed"
     if pch.is_file():
         return str(pch)
-    if failed.exists():
+    if _still_failing(failed, args):
         return None
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -142,6 +144,28 @@ def _build(args: list[str], pch: Path, failed: Path) -> str | None:
             tmp.unlink()
         except OSError:
             pass
+
+
+# A header that failed to build is not tried again in every file; it is tried again after
+# this long, or as soon as one of the user's include folders changes (a header added there).
+RETRY_FAILED_AFTER_S = 3600
+
+
+def _still_failing(marker: Path, args: list[str]) -> bool:
+    try:
+        when = marker.stat().st_mtime
+    except OSError:
+        return False
+    if time.time() - when > RETRY_FAILED_AFTER_S:
+        return False
+    folders = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-I", "-isystem", "-idirafter")]
+    for folder in folders:
+        try:
+            if os.stat(folder).st_mtime > when:
+                return False
+        except OSError:
+            continue
+    return True
 
 
 def discard(pch_path: str) -> None:
