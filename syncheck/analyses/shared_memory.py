@@ -82,6 +82,25 @@ _ZERO = Node(-1, "INTEGER_LITERAL")
 _ZERO.value = 0
 
 
+_ABORTS = {"__trap", "abort", "__assertfail"}
+
+
+def _trap_preconditions(kernel: Function) -> list[Node]:
+    """Conditions of `if (cond) __trap();` statements directly in the kernel's body."""
+    out = []
+    for stmt in kernel.body.children if kernel.body is not None else ():
+        if stmt.kind != "IF_STMT" or stmt.child_by_role("else") is not None:
+            continue
+        then, cond = stmt.child_by_role("then"), stmt.child_by_role("cond")
+        if then is not None and then.kind == "COMPOUND_STMT" and len(then.children) == 1:
+            then = then.children[0]
+        call = _strip(then) if then is not None else None
+        if cond is not None and call is not None and call.kind == "CALL_EXPR" and call.decl is not None \
+                and call.decl.name in _ABORTS:
+            out.append(cond)
+    return out
+
+
 def _product(values) -> int:
     out = 1
     for v in values:
@@ -253,6 +272,9 @@ class KernelAccesses:
         self.block_relations = block_dim_relations(program, kernel)
         self.unknown_barrier_calls = False
         root = self._scope(kernel, self.analysis, {})
+        # `if (bad) __trap();` at the kernel's top level: every access happens with !bad.
+        self.preconditions = [Guard(cond, False, int(self.analysis.values.get(cond.id, _U).level), root)
+                              for cond in _trap_preconditions(kernel)]
         self.cfg = self._expanded_cfg(root)
         self.live = self.cfg.reachable() | {self.cfg.exit}
         cfg, live = self.cfg, self.live
@@ -265,7 +287,8 @@ class KernelAccesses:
             if ctx is None:
                 continue
             for i, item in enumerate(cfg.blocks[b].items):
-                self._collect(item, (b, i), ctx.guards, ctx.scope, depth=0, instance=None, local=None)
+                self._collect(item, (b, i), self.preconditions + ctx.guards, ctx.scope, depth=0,
+                              instance=None, local=None)
 
     # -- the kernel's CFG with synchronizing helpers expanded --
     def _expanded_cfg(self, root: Scope) -> CFG:
