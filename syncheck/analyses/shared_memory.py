@@ -264,6 +264,7 @@ class KernelAccesses:
         self.accesses: list[Access] = []
         self.expanded_calls: set[int] = set()  # call nodes whose callee body is in the CFG
         self._returning: set[str] = set()  # functions whose returned pointer is being followed
+        self._field_keys: set[str] = set()  # object fields bound by a constructor
         self.contexts: dict[int, _BlockContext] = {}
         # inlined calls: instance id -> (callee block intervals, callee warp intervals)
         self.instances: dict[int, tuple[BarrierIntervals, BarrierIntervals]] = {}
@@ -401,7 +402,7 @@ class KernelAccesses:
         callee_node = call.children[0] if call.children else None
         if callee_node is None or _strip(callee_node).kind != "MEMBER_REF_EXPR":
             # A call on the same object (implicit this): the fields keep their bindings.
-            bindings.update({k: v for k, v in scope.bindings.items() if "@FI@" in k})
+            bindings.update({k: v for k, v in scope.bindings.items() if k in self._field_keys})
             return bindings
         member = _strip(callee_node)
         obj = _strip(member.children[0]) if member.children else None
@@ -420,6 +421,7 @@ class KernelAccesses:
         ctor_scope = Scope(scope.analysis, {p.key: (a, scope) for p, a in zip(ctor.params, ctor_args)})
         for field_key, init in ctor.member_inits.items():
             bindings[field_key] = (init, ctor_scope)
+            self._field_keys.add(field_key)
         return bindings
 
     def _returned_pointer(self, call: Node, scope: Scope):
