@@ -65,9 +65,12 @@ class Race:
 
 class _Encoder:
     def __init__(self, thread: int, shared: dict, varying_vars: set[str], dims, program: Program,
-                 next_iteration: "_NextIteration | None" = None):
+                 next_iteration: "_NextIteration | None" = None, thread_shifts: bool = False):
         self.z3 = _z3()
         self.program = program
+        # Shifts by amounts computed from thread indices (lane masks); the amounts are then
+        # bounded by the block shape, so the solver cannot invent values.
+        self.thread_shifts = thread_shifts
         # This thread runs one iteration of a loop later than the other thread.
         self.next_iteration = next_iteration
         self._advancing: set[str] = set()
@@ -219,7 +222,7 @@ class _Encoder:
         if op in ("&", "|", "^", "<<", ">>"):
             # Bit tricks on run-time values (masks from parameters) would let the solver pick
             # values the program never has: only constant right operands are modeled.
-            if not z3.is_bv_value(z3.simplify(b)):
+            if not z3.is_bv_value(z3.simplify(b)) and not (self.thread_shifts and op in ("<<", ">>")):
                 raise _Unknown()
             return {"&": a & b, "|": a | b, "^": a ^ b, "<<": a << b, ">>": a >> b}[op]
         raise _Unknown()
@@ -635,6 +638,55 @@ def _flattened(values: list, acc: Access):
     for v, s in zip(values[1:], acc.strides[1:]):
         total = total + v * s
     return total
+
+
+def lane_outside_mask(program: Program, service: UniformityService, root: Function, frames,
+                      site, mask_node: Node):
+    """A thread that executes a *_sync call although its own lane is not in the mask it
+    passes (every calling lane must name itself), as ((x, y, z), lane, mask), or None. Needs
+    the block shape (from the launches or a pin): masks are usually built from it."""
+    from syncheck.analyses.shared_memory import function_scope
+    from syncheck.analyses.uniformity import effective_controllers
+    shape = service.shape_of(root).block_dim
+    if not shape:
+        return None
+    z3 = _z3()
+    scopes = [function_scope(root, service.analyze(root), {})]
+    for frame in frames:
+        callee = frame.analysis.function
+        bindings = {p.key: (a, scopes[-1]) for p, a in zip(callee.params, frame.site.args)}
+        scopes.append(function_scope(callee, frame.analysis, bindings))
+    dims = tuple(_val(z3, d) for d in shape)
+    enc = _Encoder(1, {}, set(), dims, program, thread_shifts=True)
+    try:
+        mask = enc.expr(mask_node, scopes[-1])
+        guards = []
+        for depth, c in effective_controllers(site, frames):
+            if c.polarity is None:
+                continue
+            try:
+                g = enc.cond(c.cond, scopes[depth])
+            except _Unknown:
+                if c.level <= Level.BLOCK:
+                    continue  # the whole block decides alike: not about one lane
+                return None
+            guards.append(g if c.polarity else z3.Not(g))
+    except _Unknown:
+        return None
+    solver = z3.Solver()
+    solver.set("rlimit", RESOURCE_LIMIT)
+    tx, ty, tz = enc.tid
+    solver.add(tx >= 0, tx < dims[0], ty >= 0, ty < dims[1], tz >= 0, tz < dims[2])
+    for name, sym in list(enc.shared.items()) + list(enc.private.items()):
+        solver.add(sym > -_SYMBOL_RANGE, sym < _SYMBOL_RANGE)
+    lane = z3.URem(enc.linear(), 32)
+    solver.add(*guards)
+    solver.add(z3.LShR(mask, lane) & 1 == 0)
+    if solver.check() != z3.sat:
+        return None
+    model = solver.model()
+    value = lambda t: model.eval(t, model_completion=True).as_long()
+    return (value(tx), value(ty), value(tz)), value(lane), value(mask)
 
 
 def _relation_term(enc: _Encoder, form: tuple):

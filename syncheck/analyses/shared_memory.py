@@ -82,6 +82,14 @@ _ZERO = Node(-1, "INTEGER_LITERAL")
 _ZERO.value = 0
 
 
+def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> Scope:
+    """Where a function's names resolve for the symbolic encoder, in one calling context."""
+    single, multi, init = _definitions(fn)
+    scope = Scope(analysis, bindings, single, multi)
+    scope.inductions = _inductions(fn, init)
+    return scope
+
+
 _ABORTS = {"__trap", "abort", "__assertfail"}
 
 
@@ -383,10 +391,8 @@ class KernelAccesses:
         return out
 
     def _scope(self, fn: Function, analysis: FunctionAnalysis, bindings) -> Scope:
-        single, multi, init = _definitions(fn)
-        scope = Scope(analysis, bindings, single, multi)
-        scope.inductions = _inductions(fn, init)
-        for key, init in single.items():
+        scope = function_scope(fn, analysis, bindings)
+        for key, init in scope.single_defs.items():
             if "*" not in _var_type(fn, key) and "&" not in _var_type(fn, key):
                 continue
             target = self._pointer_target(init, scope)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from syncheck.analyses.lanes import FULL_MASK, active_lanes, lane_list, mask_constant
 from syncheck.analyses.levels import Level
+from syncheck.analyses.races import lane_outside_mask
 from syncheck.checks.base import Check, CheckContext
 from syncheck.checks.warp_sites import explicit_mask
 
@@ -24,6 +25,20 @@ class MaskMismatch(Check):
     code = "SYN202"
     name = "mask-mismatch"
 
+    def _caller_outside_mask(self, ctx: CheckContext, site, frames, node):
+        """A mask computed at run time that leaves out a lane which makes the call."""
+        root = frames[0].site.function if frames else site.function
+        example = lane_outside_mask(ctx.program, ctx.uniformity, root, frames, site, node)
+        if example is None:
+            return None
+        (x, y, z), lane, mask = example
+        message = (f"the mask of {site.prim.name} leaves out a lane that executes the call: thread "
+                   f"({x}, {y}, {z}) is lane {lane} of its warp and passes mask 0x{mask:08x}; every "
+                   f"calling lane must be in the mask")
+        notes = [ctx.note(node, f"the mask is computed at run time here (block shape "
+                                f"{'x'.join(map(str, ctx.uniformity.shape_of(root).block_dim))})")]
+        return ctx.finding(self, node, message, site.function.name, notes)
+
     def run(self, ctx: CheckContext):
         reported: set[int] = set()
         for site, frames in ctx.uniformity.main_file_sites(every_context=True):
@@ -31,8 +46,14 @@ class MaskMismatch(Check):
             if mask is None or site.node.id in reported:
                 continue
             node, value = mask
+            if value.from_activemask:
+                continue
             masks = _masks_per_warp(value)
-            if masks is None or value.from_activemask:
+            if masks is None:
+                finding = self._caller_outside_mask(ctx, site, frames, node)
+                if finding is not None:
+                    reported.add(site.node.id)
+                    yield finding
                 continue
             lanes = active_lanes(site, frames)
             if lanes is None:
