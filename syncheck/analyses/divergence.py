@@ -32,9 +32,30 @@ class PartialReach:
         return self.anchor_site.node
 
 
+# Threads per group at each level: the scope a decision must be the same over.
+# (Grid-wide decisions, level UNIFORM, would need two blocks: not attempted.)
+_GROUP = {Level.BLOCK: 1024, Level.WARP: 32, Level.TILE16: 16, Level.TILE8: 8, Level.TILE4: 4,
+          Level.TILE2: 2}
+
+
+def _proven_same(service: UniformityService, root, frames, depth: int, controller: Controller,
+                 allowed: Level, proofs: dict) -> bool:
+    """Taint says the decision varies within the group; try to prove it does not."""
+    if controller.kind not in ("if", "loop") or allowed not in _GROUP:
+        return False
+    context = tuple(f.site.node.id for f in frames[:depth])
+    key = (root.key, context, controller.cond.id, allowed)
+    if key not in proofs:
+        from syncheck.analyses.races import same_for_every_thread
+        proofs[key] = same_for_every_thread(service.program, service, root, frames[:depth], depth,
+                                            controller.cond, _GROUP[allowed])
+    return proofs[key]
+
+
 def partial_reaches(service: UniformityService,
                     allowed_level: Callable[[Site], Level | None]) -> list[PartialReach]:
     found: dict[tuple, PartialReach] = {}
+    proofs: dict[tuple, bool] = {}
     for root in service.root_functions():
         for site, frames in service.walk_sites(root):
             if site.prim is None:
@@ -42,7 +63,8 @@ def partial_reaches(service: UniformityService,
             allowed = allowed_level(site)
             if allowed is None:
                 continue
-            violating = [(d, c) for d, c in effective_controllers(site, frames) if c.level > allowed]
+            violating = [(d, c) for d, c in effective_controllers(site, frames) if c.level > allowed
+                         and not _proven_same(service, root, frames, d, c, allowed, proofs)]
             if not violating:
                 continue
             depth = min(d for d, _ in violating)

@@ -45,6 +45,8 @@ def _val(z3, v: int):
 # Deterministic solver budget (z3 resource units, not seconds): the same query gets the same
 # answer on a loaded machine. Queries seen on real code use at most ~1.4M units.
 RESOURCE_LIMIT = 4_000_000
+# Proofs that a decision is uniform only remove findings, so they get a smaller budget.
+PROOF_LIMIT = 1_000_000
 # A pair the solver could not decide within the budget (reported in a note, never a finding).
 UNDECIDED = "undecided"
 
@@ -180,6 +182,8 @@ class _Encoder:
                 k = self.sym(f"iter:{scope.analysis.function.key}:{line}", per_thread=d.key in self.varying)
                 self.iteration_counters.append(k)
                 start = self.expr(init, scope, depth + 1)
+                if isinstance(step, Node):
+                    step = self.expr(step, scope, depth + 1)
                 return {"+": lambda: start + k * step, "-": lambda: start - k * step,
                         ">>": lambda: z3.LShR(start, k * step), "<<": lambda: start << (k * step)}[op]()
             value = scope.analysis.values.get(node.id)
@@ -640,22 +644,72 @@ def _flattened(values: list, acc: Access):
     return total
 
 
-def lane_outside_mask(program: Program, service: UniformityService, root: Function, frames,
-                      site, mask_node: Node):
-    """A thread that executes a *_sync call although its own lane is not in the mask it
-    passes (every calling lane must name itself), as ((x, y, z), lane, mask), or None. Needs
-    the block shape (from the launches or a pin): masks are usually built from it."""
+def _context_scopes(service: UniformityService, root: Function, frames) -> list:
+    """One encoder scope per frame of a call chain, parameters bound to the callers' arguments."""
     from syncheck.analyses.shared_memory import function_scope
-    from syncheck.analyses.uniformity import effective_controllers
-    shape = service.shape_of(root).block_dim
-    if not shape:
-        return None
-    z3 = _z3()
     scopes = [function_scope(root, service.analyze(root), {})]
     for frame in frames:
         callee = frame.analysis.function
         bindings = {p.key: (a, scopes[-1]) for p, a in zip(callee.params, frame.site.args)}
         scopes.append(function_scope(callee, frame.analysis, bindings))
+    return scopes
+
+
+def same_for_every_thread(program: Program, service: UniformityService, root: Function, frames,
+                          depth: int, cond: Node, group: int) -> bool:
+    """Proof that a decision the taint analysis calls thread-dependent comes out the same for
+    any two threads of one group of ``group`` threads (a block: 1024), over every block shape
+    the kernel admits (or the one its launches use), the launch relations and, in loops, at
+    the same iteration: `for (t = base + tid; t < end + tid; t += C)` or a bound rounded up
+    to the block size. False when unproven (undecided within the budget included)."""
+    from syncheck.analyses.launch_shapes import block_dim_relations
+    z3 = _z3()
+    scopes = _context_scopes(service, root, frames)
+    shape = service.shape_of(root).block_dim
+    dims = tuple(_val(z3, d) for d in shape) if shape else tuple(_bv(z3, f"blockDim.{a}") for a in "xyz")
+    shared: dict = {}
+    e1 = _Encoder(1, shared, set(), dims, program)
+    e2 = _Encoder(2, shared, set(), dims, program)
+    try:
+        c1, c2 = e1.cond(cond, scopes[depth]), e2.cond(cond, scopes[depth])
+    except _Unknown:
+        return False
+    solver = z3.Solver()
+    solver.set("rlimit", PROOF_LIMIT)
+    bx, by, bz = dims
+    if not shape:
+        solver.add(bx >= 1, bx <= 1024, by >= 1, by <= 1024, bz >= 1, bz <= 64, z3.ULE(bx * by * bz, 1024))
+    for enc in (e1, e2):
+        tx, ty, tz = enc.tid
+        solver.add(tx >= 0, tx < bx, ty >= 0, ty < by, tz >= 0, tz < bz)
+    for name, sym in list(shared.items()):
+        if name.startswith("blockIdx") or name.startswith("gridDim"):
+            solver.add(sym >= 0, sym < _SYMBOL_RANGE)
+        elif not name.startswith("blockDim"):
+            solver.add(sym > -_SYMBOL_RANGE, sym < _SYMBOL_RANGE)
+    for k in e1.iteration_counters + e2.iteration_counters:
+        solver.add(k >= 0, k < _SYMBOL_RANGE)
+    for axis, form in block_dim_relations(program, root).items():
+        term = _relation_term(e1, form)
+        if term is not None:
+            solver.add(dims[axis] == term)
+    if group < 1024:
+        solver.add(e1.linear() / group == e2.linear() / group)
+    solver.add(c1 != c2)
+    return solver.check() == z3.unsat
+
+
+def lane_outside_mask(program: Program, service: UniformityService, root: Function, frames,
+                      site, mask_node: Node):
+    """A thread that executes a *_sync call although its own lane is not in the mask it
+    passes (every calling lane must name itself), as ((x, y, z), lane, mask), or None. Needs
+    the block shape (from the launches or a pin): masks are usually built from it."""
+    from syncheck.analyses.uniformity import effective_controllers
+    shape = service.shape_of(root).block_dim
+    if not shape:
+        return None
+    z3 = _z3()
+    scopes = _context_scopes(service, root, frames)
     dims = tuple(_val(z3, d) for d in shape)
     enc = _Encoder(1, {}, set(), dims, program, thread_shifts=True)
     try:

@@ -165,8 +165,9 @@ def _strip(n: Node) -> Node:
     return n
 
 
-def _inductions(fn: Function, single_init: dict[str, Node]) -> dict[str, tuple[Node, str, int, int]]:
-    """Variables with one initial value and one constant-step update (i += 4, s >>= 1)."""
+def _inductions(fn: Function, single_init: dict[str, Node]) -> dict[str, tuple[Node, str, int | Node, int]]:
+    """Variables with one initial value and one update by a step the loop does not change
+    (i += 4, s >>= 1, x += blockDim.x)."""
     updates: dict[str, list[tuple[str, int | None]]] = {}
     for n in fn.body.walk():
         op = None
@@ -176,6 +177,8 @@ def _inductions(fn: Function, single_init: dict[str, Node]) -> dict[str, tuple[N
                 and len(n.children) == 2:
             target, op = _strip(n.children[0]), n.op[:-1]
             step = _literal_constant(n.children[1])
+            if step is None and op in ("+", "-") and _invariant(n.children[1], single_init):
+                step = n.children[1]  # a step the loop does not change (blockDim.x, a parameter)
             if op in ("*", "/"):
                 if step is not None and step > 0 and step & (step - 1) == 0:
                     op, step = ("<<" if op == "*" else ">>"), step.bit_length() - 1
@@ -193,6 +196,21 @@ def _inductions(fn: Function, single_init: dict[str, Node]) -> dict[str, tuple[N
         if len(ups) == 1 and ups[0][1] is not None and ups[0][0] != "=" and key in single_init:
             out[key] = (single_init[key], ups[0][0], ups[0][1], ups[0][2])
     return out
+
+
+def _invariant(node: Node, single_init: dict[str, Node]) -> bool:
+    """Is the expression the same every time it is evaluated (built from parameters, the
+    block shape, constants and locals defined once)?"""
+    for n in node.walk():
+        if n.kind in ("CALL_EXPR", "ARRAY_SUBSCRIPT_EXPR") or (n.kind == "UNARY_OPERATOR" and n.op == "*"):
+            return False
+        if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "local" \
+                and n.decl.key not in single_init:
+            return False
+        if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "builtin" \
+                and n.decl.name == "threadIdx":
+            return False
+    return True
 
 
 def _literal_constant(node: Node) -> int | None:
