@@ -72,10 +72,13 @@ class Settings:
                      # what may be included decides what is analyzed
                      self.include_policy.roots if self.include_policy else None))
 
-    def enabled(self, code: str, name: str) -> bool:
+    def enabled(self, code: str, name: str, opt_in: bool = False) -> bool:
+        """Is the rule on? An opt-in rule runs only when --select names it (code or name)."""
         def matches(patterns):
             return any(code.startswith(p.upper()) or name == p.lower() or p.upper() == "ALL"
                        for p in patterns)
+        if opt_in and not any(p.upper() == code or p.lower() == name for p in self.select):
+            return False
         if self.select and not matches(self.select):
             return False
         return not matches(self.ignore)
@@ -292,7 +295,7 @@ def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileRes
     ctx = CheckContext(program, service, path)
     findings: list[Finding] = list(findings_unanalyzed)
     for check_cls in ALL_CHECKS:
-        if check_cls.scope == "file" and settings.enabled(check_cls.code, check_cls.name):
+        if check_cls.scope == "file" and settings.enabled(check_cls.code, check_cls.name, check_cls.opt_in):
             findings.extend(check_cls().run(ctx))
     findings = _one_per_place(findings)
     problems.extend(FileProblem(path, message, kind="note", line=line)
@@ -328,7 +331,7 @@ def project_findings(facts: list[FileFacts], settings: Settings) -> list[Finding
     project = ProjectFacts(facts)
     out: list[Finding] = []
     for check_cls in ALL_CHECKS:
-        if check_cls.scope == "project" and settings.enabled(check_cls.code, check_cls.name):
+        if check_cls.scope == "project" and settings.enabled(check_cls.code, check_cls.name, check_cls.opt_in):
             out.extend(check_cls().run_project(project))
     return out
 

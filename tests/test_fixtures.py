@@ -15,13 +15,15 @@ UNITS = fixture_units()
 
 def settings_for(unit) -> Settings:
     """A fixture's first line may name options: `// syncheck-args: --report-unused-suppressions`,
+    `--select SYN104` (opt-in rules),
     `--cuda-headers real` (skipped where the real CUDA headers are not installed)."""
     first = unit_files(unit)[0].read_text(encoding="utf-8").splitlines()[:1]
     args = first[0].split("syncheck-args:", 1)[1].split() if first and "syncheck-args:" in first[0] else []
     headers = args[args.index("--cuda-headers") + 1] if "--cuda-headers" in args else "auto"
     if headers == "real" and available("real") is None:
         pytest.skip("needs the real CUDA headers: pip install 'syncheck[cuda]'")
-    return Settings(report_unused_suppressions="--report-unused-suppressions" in args,
+    return Settings(select=tuple(args[args.index("--select") + 1].split(",")) if "--select" in args else (),
+                    report_unused_suppressions="--report-unused-suppressions" in args,
                     cuda_headers=headers)
 
 

@@ -53,6 +53,8 @@ class Check:
     code: ClassVar[str]
     name: ClassVar[str]
     severity: ClassVar[Severity] = Severity.ERROR
+    # Runs only when --select names it: rules about code that is defined but fragile.
+    opt_in: ClassVar[bool] = False
     # "file": run() sees one translation unit; "project": run_project() sees the facts of
     # every analyzed file (a kernel and its launch may live in different files).
     scope: ClassVar[str] = "file"

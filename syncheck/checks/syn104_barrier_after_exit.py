@@ -12,6 +12,7 @@ class BarrierAfterExit(PartialReachCheck):
     code = "SYN104"
     name = "barrier-after-exit"
     severity = Severity.WARNING
+    opt_in = True  # defined behaviour since Volta: reported when asked for
 
     def allowed(self, site):
         return Level.BLOCK if site.prim.category == P.BLOCK_BARRIER else None
