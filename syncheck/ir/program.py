@@ -293,6 +293,7 @@ class ProgramBuilder:
     def _launches(self, fn: Function) -> list[LaunchSite]:
         sites = []
         driver_names = _driver_function_names(fn.body)
+        pointer_targets = _function_pointer_targets(fn.body)
         stack: list[tuple[Node, Node | None]] = [(fn.body, None)]
         while stack:
             node, parent = stack.pop()
@@ -305,12 +306,14 @@ class ProgramBuilder:
                 parent.kind == "CSTYLE_CAST_EXPR" and parent.type == "void"))
             if (len(ch) >= 2 and ch[1].kind == "CALL_EXPR" and ch[1].decl is not None
                     and ch[1].decl.name in CONFIG_CALLS):
-                kernel = callee
-                sites.append(LaunchSite(
-                    kernel_key=kernel.key if kernel else "", kernel_name=kernel.name if kernel else "?",
-                    api="<<<>>>", node=node, host_function=fn.key,
-                    config=ch[1].children[1:], args=ch[2:], result_used=used,
-                    kernel_instance=kernel.instance if kernel else ""))
+                # A launch through a function pointer launches every kernel assigned to it.
+                targets = pointer_targets.get(callee.key, [callee]) if callee else [None]
+                for kernel in targets:
+                    sites.append(LaunchSite(
+                        kernel_key=kernel.key if kernel else "", kernel_name=kernel.name if kernel else "?",
+                        api="<<<>>>", node=node, host_function=fn.key,
+                        config=ch[1].children[1:], args=ch[2:], result_used=used,
+                        kernel_instance=kernel.instance if kernel else ""))
             elif callee is not None and callee.name in LAUNCH_APIS:
                 args = ch[1:]
                 target = _launched_kernel(callee.name, args)
@@ -324,6 +327,34 @@ class ProgramBuilder:
                     kernel_key=key, kernel_name=name, api=callee.name, node=node,
                     host_function=fn.key, args=args, result_used=used))
         return sites
+
+
+def _function_pointer_targets(body: Node) -> dict[str, list[Decl]]:
+    """Function-pointer variables and the functions assigned to them (`kernel = &transpose;`)."""
+    targets: dict[str, list[Decl]] = {}
+    for node in body.walk():
+        value = None
+        if node.kind == "BINARY_OPERATOR" and node.op == "=" and len(node.children) == 2:
+            target, value = node.children
+        elif node.kind == "VAR_DECL" and node.children:
+            target, value = node, node.children[-1]
+        if value is None:
+            continue
+        while target.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and target.children:
+            target = target.children[-1]
+        ref = value
+        while ref.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR") and ref.children:
+            ref = ref.children[-1]
+        if ref.kind == "UNARY_OPERATOR" and ref.op == "&" and ref.children:
+            ref = ref.children[0]
+            while ref.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and ref.children:
+                ref = ref.children[-1]
+        if target.decl is not None and ref.kind == "DECL_REF_EXPR" and ref.decl is not None \
+                and ref.decl.storage == "function" and "(*" in (target.decl.type or ""):
+            known = targets.setdefault(target.decl.key, [])
+            if all(d.key != ref.decl.key for d in known):
+                known.append(ref.decl)
+    return targets
 
 
 def _driver_function_names(body: Node) -> dict[str, str]:
