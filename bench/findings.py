@@ -33,8 +33,10 @@ CORPORA = {
     "cuda-samples": (("Samples/**/*.cu",), ("-I", "Common")),
     "rodinia": (("cuda/**/*.cu",), ()),
     "css": (("Synccheck/*.cu", "Racecheck/*.cu"), ()),
-    "gpuverify": (("**/*.cu",), tuple(f"-D{m}(...)=((void)0)" for m in (
-        "__requires", "__ensures", "__invariant", "__global_invariant", "__assume",
+    # Preconditions become promises syncheck reads (__builtin_assume); the rest is dropped.
+    "gpuverify": (("**/*.cu",), ("-D__requires(...)=__builtin_assume(__VA_ARGS__)",) + tuple(
+        f"-D{m}(...)=((void)0)" for m in (
+        "__ensures", "__invariant", "__global_invariant", "__assume",
         "__function_wide_invariant", "__global_requires", "__global_ensures")) + (
         "-D__kernel=__global__", "-D__global_invariant_x(...)=")),
 }

@@ -134,6 +134,8 @@ class _Encoder:
             return z3.If(self.cond(c, scope, depth + 1), self.expr(a, scope, depth + 1),
                          self.expr(b, scope, depth + 1))
         if k == "CALL_EXPR":
+            if isinstance(node.value, int):
+                return _val(z3, node.value)  # folded by the compiler
             return self._call(node, scope, depth)
         raise _Unknown()
 
@@ -693,6 +695,14 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
         term = _relation_term(e1, form)
         if term is not None:
             solver.add(dims[axis] == term)
+    from syncheck.analyses.shared_memory import kernel_preconditions
+    for fact, holds in kernel_preconditions(root) if root.kind == "kernel" else ():
+        try:
+            for enc in (e1, e2):
+                term = enc.cond(fact, scopes[0])
+                solver.add(term if holds else z3.Not(term))
+        except _Unknown:
+            pass  # a promise the encoder cannot read only weakens the proof
     if group < 1024:
         solver.add(e1.linear() / group == e2.linear() / group)
     solver.add(c1 != c2)

@@ -91,12 +91,21 @@ def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> 
 
 
 _ABORTS = {"__trap", "abort", "__assertfail"}
+_ASSUMES = {"__builtin_assume", "__assume"}
 
 
-def _trap_preconditions(kernel: Function) -> list[Node]:
-    """Conditions of `if (cond) __trap();` statements directly in the kernel's body."""
+def kernel_preconditions(kernel: Function) -> list[tuple[Node, bool]]:
+    """(condition, whether it holds) for the statements directly in the kernel's body that
+    stop or promise: `if (cond) __trap();` (cond is false after it) and
+    `__builtin_assume(cond);` (cond holds)."""
     out = []
     for stmt in kernel.body.children if kernel.body is not None else ():
+        call = _strip(stmt)
+        if call.kind == "CALL_EXPR" and call.decl is not None and call.decl.name in _ASSUMES:
+            args = call_args(call)
+            if args:
+                out.append((args[0], True))
+            continue
         if stmt.kind != "IF_STMT" or stmt.child_by_role("else") is not None:
             continue
         then, cond = stmt.child_by_role("then"), stmt.child_by_role("cond")
@@ -105,7 +114,7 @@ def _trap_preconditions(kernel: Function) -> list[Node]:
         call = _strip(then) if then is not None else None
         if cond is not None and call is not None and call.kind == "CALL_EXPR" and call.decl is not None \
                 and call.decl.name in _ABORTS:
-            out.append(cond)
+            out.append((cond, False))
     return out
 
 
@@ -299,9 +308,10 @@ class KernelAccesses:
         self.block_relations = block_dim_relations(program, kernel)
         self.unknown_barrier_calls = False
         root = self._scope(kernel, self.analysis, {})
-        # `if (bad) __trap();` at the kernel's top level: every access happens with !bad.
-        self.preconditions = [Guard(cond, False, int(self.analysis.values.get(cond.id, _U).level), root)
-                              for cond in _trap_preconditions(kernel)]
+        # `if (bad) __trap();` or `__builtin_assume(ok)` at the kernel's top level: every
+        # access happens with !bad / ok.
+        self.preconditions = [Guard(cond, holds, int(self.analysis.values.get(cond.id, _U).level), root)
+                              for cond, holds in kernel_preconditions(kernel)]
         self.cfg = self._expanded_cfg(root)
         self.live = self.cfg.reachable() | {self.cfg.exit}
         cfg, live = self.cfg, self.live

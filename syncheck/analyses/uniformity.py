@@ -835,6 +835,9 @@ class _FunctionAnalyzer:
         return out
 
     def _e_CALL_EXPR(self, node):
+        if isinstance(node.value, int) and node.decl is not None and node.decl.storage == "function" \
+                and not call_args(node):
+            return Value(const=node.value)  # folded by the compiler (a constexpr query)
         prim = P.classify(node)
         args = call_args(node)
         arg_values = [self.eval(a) for a in args]

@@ -30,6 +30,9 @@ _STATEMENTS = {K.COMPOUND_STMT, K.DECL_STMT, K.IF_STMT, K.FOR_STMT, K.WHILE_STMT
 _REF_KINDS = {K.DECL_REF_EXPR, K.MEMBER_REF_EXPR, K.CALL_EXPR, K.OVERLOADED_DECL_REF}
 _LITERALS = {K.INTEGER_LITERAL, K.FLOATING_LITERAL, K.CHARACTER_LITERAL, K.CXX_BOOL_LITERAL_EXPR}
 _LITERAL_NAMES = {k.name for k in _LITERALS}
+_INTEGRAL_TYPES = {ci.TypeKind.INT, ci.TypeKind.UINT, ci.TypeKind.LONG, ci.TypeKind.ULONG,
+                   ci.TypeKind.LONGLONG, ci.TypeKind.ULONGLONG, ci.TypeKind.SHORT, ci.TypeKind.USHORT,
+                   ci.TypeKind.BOOL}
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +224,11 @@ class Lowerer:
             node.decl = self.decl_of(cursor.referenced)
             if kind == K.MEMBER_REF_EXPR and not node.spelling:
                 node.spelling = self._dependent_member_name(cursor)
+            elif kind == K.CALL_EXPR and len(children) <= 1 and cursor.type.kind in _INTEGRAL_TYPES:
+                # A call without arguments the compiler can fold (a constexpr function such
+                # as a warp-size query): its value.
+                value = clang_api.evaluate(cursor)
+                node.value = value if isinstance(value, int) else None
         elif kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
             node.op = clang_api.binary_operator(cursor)
         elif kind == K.UNARY_OPERATOR:
