@@ -56,11 +56,25 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--corpora", default=DEFAULT_CORPORA)
     p.add_argument("--per-corpus", type=int, default=8)
     p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--extra", nargs="*", default=[str(ROOT / "fixtures" / "real_headers" / "bad_cub_block_reduce.cu"),
+                                                  str(ROOT / "fixtures" / "real_headers" / "ok_cub_block_reduce.cu")],
+                   help="more files, parsed without -I flags (default: the cub-using fixtures)")
     args = p.parse_args(argv)
     real = locate("real")
     print(f"real headers: {real.description}")
     rows = []
-    for name in args.corpora.split(","):
+    if args.extra:
+        options = ParseOptions()
+        pch = precompiled.get(options.real_clang_args(real), real)
+        for path in args.extra:
+            source = Path(path).read_bytes()
+            model = best_of(args.repeat, lambda: parse_source(path, source, options))
+            plain = best_of(args.repeat, lambda: parse_source(path, source, options, real=real, use_pch=False))
+            warm = best_of(args.repeat, lambda: parse_source(path, source, options, real=real))
+            rows.append(("cub (fixtures)", path, model, plain, warm, pch is not None))
+            print(f"  {Path(path).name[:60]:60} model {model:6.3f}  real {plain:6.3f}  real+pch {warm:6.3f}",
+                  flush=True)
+    for name in [n for n in args.corpora.split(",") if n]:
         root = Path(args.workdir) / name
         if not (root / ".extracted").exists():
             print(f"{name}: not extracted (run bench/coverage.py first); skipped")
