@@ -37,6 +37,8 @@ from pathlib import Path
 
 import clang.cindex as ci
 
+from syncheck.user_dirs import user_cache_root
+
 MODES = ("model", "real", "auto")
 # libclang 18 supports CUDA up to this version (newer toolkits fail to load).
 NEWEST_SUPPORTED_CUDA = (12, 3)
@@ -92,19 +94,6 @@ class RealHeaders:
                 if entry.is_symlink():
                     dirs.add(os.path.dirname(os.path.realpath(entry)))
         return tuple(sorted(dirs))
-
-
-def user_cache_root() -> Path:
-    """$SYNCHECK_CACHE_HOME, else $XDG_CACHE_HOME/syncheck (or ~/.cache/syncheck)."""
-    override = os.environ.get("SYNCHECK_CACHE_HOME", "")
-    if os.path.isabs(override):
-        return Path(override)
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "syncheck"
-    if os.name == "nt":
-        return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local") / "syncheck"
-    xdg = os.environ.get("XDG_CACHE_HOME", "")
-    return (Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache") / "syncheck"
 
 
 @functools.cache
@@ -242,8 +231,7 @@ def _from_root(root: Path, resource: str, origin: str, description: str) -> Real
 def locate(spec: str) -> RealHeaders:
     """The real headers for ``spec`` ("real", "auto" or a CUDA root path), or HeadersUnavailable."""
     found = _locate_cached(spec, tuple(sys.path), os.environ.get("CUDA_HOME", ""),
-                           os.environ.get("CUDA_PATH", ""), os.environ.get("SYNCHECK_CACHE_HOME", ""),
-                           os.environ.get("XDG_CACHE_HOME", ""))
+                           os.environ.get("CUDA_PATH", ""), os.environ.get("XDG_CACHE_HOME", ""))
     if isinstance(found, str):
         raise HeadersUnavailable(found)
     return found

@@ -31,7 +31,8 @@ from pathlib import Path
 import clang.cindex as ci
 
 from syncheck.frontend.clang_api import KEEP_GOING
-from syncheck.frontend.cuda_headers import STANDINS_DIR, RealHeaders, libclang_version, user_cache_root
+from syncheck.frontend.cuda_headers import STANDINS_DIR, RealHeaders, libclang_version
+from syncheck.user_dirs import user_cache_root
 
 # What the precompiled header includes (in this order, after the launch declaration).
 PRECOMPILED_INCLUDES = (
