@@ -579,14 +579,14 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         solver.add(bx == shape[0], by == shape[1], bz == shape[2])
     else:
         # No launch says: every shape the kernel admits (up to 1,024 threads, within its
-        # arrays and launch bounds). A dimension the kernel never reads has size 1; a 1-D
-        # block is whole warps (the analysis's stated assumption).
-        solver.add(bx >= 1, bx <= 1024,
-                   by == 1 if not (ka.uses_y or ka.uses_z) else z3.And(by >= 1, by <= 1024),
-                   bz == 1 if not ka.uses_z else z3.And(bz >= 1, bz <= 64),
+        # arrays and launch bounds), each dimension a power of two as tree reductions and
+        # scans assume. A dimension the kernel never reads has size 1; a 1-D block is whole
+        # warps (the analysis's stated assumption).
+        power = lambda d, low, high: z3.Or(*[d == 1 << k for k in range(low, high + 1)])
+        solver.add(power(bx, 5 if not (ka.uses_y or ka.uses_z) else 0, 10),
+                   by == 1 if not (ka.uses_y or ka.uses_z) else power(by, 0, 10),
+                   bz == 1 if not ka.uses_z else power(bz, 0, 6),
                    z3.ULE(bx * by * bz, 1024))
-        if not (ka.uses_y or ka.uses_z):
-            solver.add(z3.URem(bx, 32) == 0)
     for name, sym in list(shared.items()) + list(e1.private.items()) + list(e2.private.items()):
         if name.startswith("blockIdx") or name.startswith("gridDim"):
             solver.add(sym >= 0, sym < _SYMBOL_RANGE)

@@ -47,7 +47,8 @@ def shape_note(ctx: CheckContext, race: Race):
         x, y, z = race.shape or (0, 0, 0)
         return ctx.note(race.second.node, f"no launch of this kernel was found: the race needs a "
                                           f"block of {x}x{y}x{z} threads or another shape that "
-                                          f"admits it (pin the real one with --block-dim or "
-                                          f"'// syncheck: block-dim X,Y,Z')")
+                                          f"admits it (blocks of power-of-two sizes up to 1,024 "
+                                          f"threads were considered; pin the real one with "
+                                          f"--block-dim or '// syncheck: block-dim X,Y,Z')")
     x, y, z = race.shape
     return ctx.note(race.second.node, f"block shape assumed: {x}x{y}x{z} (from {race.shape_source})")
