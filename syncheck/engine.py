@@ -12,6 +12,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from syncheck.analyses.races import fresh_solver_context
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.checks.base import CheckContext, ProjectFacts
 from syncheck.checks.registry import ALL_CHECKS
@@ -245,6 +246,9 @@ def _analyze_source(path: str, source: bytes, settings: Settings) -> FileResult:
 
 
 def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileResult:
+    # The solver's answers under a resource budget depend on what its context saw before:
+    # each file starts from a fresh one, so results do not depend on -j or on file order.
+    fresh_solver_context()
     problems: list[FileProblem] = []
     options = settings.parse
     if settings.compile_db is not None:

@@ -34,6 +34,14 @@ _BITS = 32
 _SYMBOL_RANGE = 1 << 20
 
 
+def fresh_solver_context() -> None:
+    """Start a new z3 context: z3 keeps caches per context, so the same query under the same
+    resource budget can be decided or not depending on the queries before it."""
+    if _Z3 is not None:
+        import z3.z3 as core
+        core._main_ctx = None
+
+
 def _bv(z3, name: str):
     return z3.BitVec(name, _BITS)
 
