@@ -399,7 +399,7 @@ def _run(pending, settings: Settings, progress):
                 progress(path)
             yield path, result, True
         return
-    _prepare_for_workers()
+    _prepare_for_workers(settings)
     analyze = functools.partial(analyze_in_worker, settings=settings)
     # A repository's configuration may ask for any number of jobs: no more than two workers
     # a core (each may use up to the memory limit).
@@ -415,10 +415,12 @@ def analyze_in_worker(path: str, source: bytes, settings: Settings) -> FileResul
     return analyze_file(path, settings, source)
 
 
-def _prepare_for_workers() -> None:
+def _prepare_for_workers(settings: Settings) -> None:
     """Work every worker would repeat, done once before they are forked."""
     from syncheck.frontend.parse import compiler_include_dir
+    from syncheck.header_choice import prepare
     compiler_include_dir()
+    prepare(settings.parse, settings.cuda_headers)
 
 
 def _filter(findings: list[Finding], files: list[str], settings: Settings, report: Report) -> list[Finding]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import clang.cindex as ci
 
 from syncheck.coverage import analyzed_and_missed
+from syncheck.frontend import precompiled
 from syncheck.frontend.cuda_headers import MODES, HeadersUnavailable, RealHeaders, available, locate
 from syncheck.frontend.parse import ParsedFile, ParseOptions, parse_source
 from syncheck.ir.program import Program, build_program
@@ -39,6 +40,16 @@ def check_mode(mode: str) -> str | None:
     except HeadersUnavailable as e:
         return str(e)
     return None
+
+
+def prepare(options: ParseOptions, mode: str) -> None:
+    """Locate the real headers and build their precompiled header now, outside any file's
+    time limit (a first build under load could otherwise push one file past it)."""
+    if mode == "model":
+        return
+    real = available(mode)
+    if real is not None:
+        precompiled.get(options.real_clang_args(real), real)
 
 
 def parse_and_build(path: str, source: bytes, options: ParseOptions,
