@@ -246,27 +246,34 @@ def _locate_cached(spec: str, *_environment) -> RealHeaders | str:
         return str(e)
 
 
+def _check_cuda_root(spec: str) -> None:
+    root = Path(spec).expanduser()
+    include = root / "include"
+    if not (include / "cuda_runtime.h").is_file():
+        raise HeadersUnavailable(f"--cuda-headers {spec}: no include/cuda_runtime.h there "
+                                 f"(expected a CUDA toolkit root)")
+    version = _cuda_h_version(include)
+    if not _supported(version):
+        shown = f"{version[0]}.{version[1]}" if version else "unknown"
+        raise HeadersUnavailable(f"--cuda-headers {spec}: CUDA {shown} is newer than libclang "
+                                 f"{libclang_major()} reads (at most 12.3); {INSTALL_HINT}")
+    if not (root / "bin").is_dir():
+        raise HeadersUnavailable(f"--cuda-headers {spec}: a CUDA root needs a bin/ folder "
+                                 f"(an empty one will do)")
+
+
 def _search(spec: str) -> RealHeaders:
+    # A wrong path is the user's own mistake: say so before what the installation lacks.
+    if spec not in MODES:
+        _check_cuda_root(spec)
     resource = find_resource_dir()
     if resource is None:
         raise HeadersUnavailable(
             f"clang {libclang_major()}'s resource headers (__clang_cuda_runtime_wrapper.h) were not "
             f"found; {INSTALL_HINT} installs them (the clang-tidy=={libclang_major()} wheel)")
     if spec not in MODES:
-        root = Path(spec).expanduser()
-        include = root / "include"
-        if not (include / "cuda_runtime.h").is_file():
-            raise HeadersUnavailable(f"--cuda-headers {spec}: no include/cuda_runtime.h there "
-                                     f"(expected a CUDA toolkit root)")
-        version = _cuda_h_version(include)
-        if not _supported(version):
-            shown = f"{version[0]}.{version[1]}" if version else "unknown"
-            raise HeadersUnavailable(f"--cuda-headers {spec}: CUDA {shown} is newer than libclang "
-                                     f"{libclang_major()} reads (at most 12.3); {INSTALL_HINT}")
-        if not (root / "bin").is_dir():
-            raise HeadersUnavailable(f"--cuda-headers {spec}: a CUDA root needs a bin/ folder "
-                                     f"(an empty one will do)")
-        return _from_root(root, resource, "path", f"CUDA headers from {root}")
+        return _from_root(Path(spec).expanduser(), resource, "path",
+                          f"CUDA headers from {Path(spec).expanduser()}")
     includes = _wheel_include_dirs()
     if includes is not None:
         root = _build_wheel_root(includes)
