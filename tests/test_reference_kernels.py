@@ -49,7 +49,11 @@ FIXTURE_SOURCES = sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".cu", "
 @pytest.mark.parametrize("path", FIXTURE_SOURCES, ids=[str(p.relative_to(FIXTURES)) for p in FIXTURE_SOURCES])
 def test_fixture_compiles_unless_marked(path, tmp_path):
     """Fixtures are real CUDA: nvcc accepts them, except those whose bug nvcc itself rejects."""
-    r = subprocess.run([NVCC, "-std=c++17", "-arch=sm_90", "-x", "cu", "-c", str(path), "-o",
+    # Hopper-only fixtures (SYN5xx: wgmma, setmaxnreg...) need the arch-specific target; nvcc's
+    # plain -arch=sm_90a also embeds compute_90 PTX, which ptxas rejects for wgmma.
+    arch = ["-gencode=arch=compute_90a,code=sm_90a"] if path.relative_to(FIXTURES).parts[0].startswith("SYN5") \
+        else ["-arch=sm_90"]
+    r = subprocess.run([NVCC, "-std=c++17", *arch, "-x", "cu", "-c", str(path), "-o",
                         str(tmp_path / "f.o")], capture_output=True, text=True)
     rejects = "// nvcc: rejects" in path.read_text(encoding="utf-8")
     assert (r.returncode != 0) == rejects, r.stderr

@@ -34,7 +34,7 @@ class PartialReach:
 
 # Threads per group at each level: the scope a decision must be the same over.
 # (Grid-wide decisions, level UNIFORM, would need two blocks: not attempted.)
-_GROUP = {Level.BLOCK: 1024, Level.WARP: 32, Level.TILE16: 16, Level.TILE8: 8, Level.TILE4: 4,
+_GROUP = {Level.BLOCK: 1024, Level.WARPGROUP: 128, Level.WARP: 32, Level.TILE16: 16, Level.TILE8: 8, Level.TILE4: 4,
           Level.TILE2: 2}
 
 

@@ -14,12 +14,13 @@ from enum import IntEnum
 class Level(IntEnum):
     UNIFORM = 0   # same for every thread of the grid (kernel params, blockDim, constants)
     BLOCK = 1     # same within a block (blockIdx, block-wide barrier results)
-    WARP = 2      # same within a warp (threadIdx.x / 32)
-    TILE16 = 3
-    TILE8 = 4
-    TILE4 = 5
-    TILE2 = 6
-    THREAD = 7    # may differ between any two threads
+    WARPGROUP = 2  # same within an aligned warpgroup of 128 threads (threadIdx.x / 128)
+    WARP = 3      # same within a warp (threadIdx.x / 32)
+    TILE16 = 4
+    TILE8 = 5
+    TILE4 = 6
+    TILE2 = 7
+    THREAD = 8    # may differ between any two threads
 
     def describe(self) -> str:
         return _DESCRIPTIONS[self]
@@ -28,6 +29,7 @@ class Level(IntEnum):
 _DESCRIPTIONS = {
     Level.UNIFORM: "uniform",
     Level.BLOCK: "block-uniform (differs between blocks)",
+    Level.WARPGROUP: "warpgroup-uniform (differs between warpgroups of 128 threads)",
     Level.WARP: "warp-uniform (differs between warps)",
     Level.TILE16: "uniform only within 16-thread tiles",
     Level.TILE8: "uniform only within 8-thread tiles",
@@ -42,6 +44,8 @@ _TILE_LEVELS = {1: Level.THREAD, 2: Level.TILE2, 4: Level.TILE4, 8: Level.TILE8,
 
 def group_level(threads: int) -> Level:
     """The finest level still uniform within aligned groups of ``threads`` threads."""
+    if threads >= 128 and threads % 128 == 0:
+        return Level.WARPGROUP
     if threads >= 32:
         return Level.WARP
     best = Level.THREAD
@@ -100,6 +104,9 @@ class Value:
     # Depends on the thread only through its lane (threadIdx.x % 32 with whole warps): the
     # same in every warp, so a full-mask warp vote over it is block-uniform.
     lane_only: bool = False
+    # Exactly the warp index threadIdx.x / 32 (warps numbered from 0 in the block): its
+    # aligned groups of four are warpgroups, so warp / 4 is warpgroup-uniform.
+    warp_linear: bool = False
 
     def thread_affine(self) -> tuple[tuple[int, int, int], Level] | None:
         if self.affine is not None:
@@ -128,6 +135,7 @@ class Value:
             thread_axis=self.thread_axis if self.thread_axis == other.thread_axis else None,
             block_axis=self.block_axis if self.block_axis == other.block_axis else None,
             lane_only=level > Level.BLOCK and self.lane_like and other.lane_like,
+            warp_linear=self.warp_linear and other.warp_linear,
         )
 
     @property

@@ -21,6 +21,8 @@ TILE_COLLECTIVE = "tile_collective"  # tile.shfl_down(), cg::reduce(tile, ...)
 LEGACY_WARP = "legacy_warp"      # __shfl, __any, ... without _sync
 QUERY = "query"                  # thread_rank(), meta_group_rank(), __activemask(), atomics
 GROUP_HANDLE = "group_handle"    # this_thread_block(), tiled_partition<N>(), coalesced_threads()
+WARPGROUP_COLLECTIVE = "warpgroup_collective"  # wgmma.fence/mma_async/commit/wait (128 threads)
+ALIGNED_NAMED_BARRIER = "aligned_named_barrier"  # bar.sync / barrier.sync.aligned id, count
 
 
 @dataclass(frozen=True)
@@ -142,4 +144,32 @@ def _classify_group_call(call: Node, method: str, obj: Node, free: bool) -> Prim
         if res == "tile":
             res = group_level(size) if size else Level.THREAD
         return Primitive(shown, TILE_COLLECTIVE, scope, size, group=obj, result=res)
+    return None
+
+
+def classify_async(node: Node) -> Primitive | None:
+    """The collective an inline-PTX statement or a CUTLASS-style wrapper call performs, for
+    the partial-reach rules: warpgroup collectives (wgmma) and aligned named barriers.
+    Their meaning (operands, counts) comes from ``async_ops``."""
+    from syncheck.analyses import async_ops as A
+    if node.kind == "ASM_STMT":
+        if "wgmma" not in node.spelling and "bar" not in node.spelling:
+            return None
+        events = A.asm_events(node)
+    elif node.kind == "CALL_EXPR":
+        name = callee_name(node)
+        if not name.startswith(("warpgroup_", "wgmma_")) and "NamedBarrier" not in (node.type + name) \
+                and not (node.decl is not None and "NamedBarrier" in node.decl.qualified):
+            return None
+        events = A.call_events(node)
+    else:
+        return None
+    for ev in events:
+        if ev.kind in A.WARPGROUP_COLLECTIVES or (ev.queue == A.Q_WGMMA and ev.kind in (A.COMMIT, A.WAIT)):
+            shown = ev.name if node.kind == "CALL_EXPR" else f"'{ev.name}'"
+            return Primitive(shown, WARPGROUP_COLLECTIVE, "warpgroup", 128)
+    for ev in events:
+        if ev.kind in (A.NAMED_SYNC, A.NAMED_ARRIVE) and ev.aligned:
+            shown = ev.name if node.kind == "CALL_EXPR" else f"'{ev.name}'"
+            return Primitive(shown, ALIGNED_NAMED_BARRIER, "warp", 32)
     return None

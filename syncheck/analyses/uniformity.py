@@ -711,13 +711,33 @@ class _FunctionAnalyzer:
         const = fold(op, a.const, b.const, node.type)
         level = max(a.level, b.level)
         origin = a.origin if a.level >= b.level else b.origin
-        lane_linear = aligned = False
+        lane_linear = aligned = warp_linear = False
         if op in ("/", ">>") and a.lane_linear and b.level == Level.UNIFORM:
             divisor = b.const if op == "/" else (1 << b.const if isinstance(b.const, int) and 0 <= b.const < 32 else None)
             if _is_pow2(divisor) and divisor >= 2:
-                level = max(group_level(divisor), b.level)
+                # Groups wider than a warp stay aligned only from threadIdx.x itself (an
+                # offset that is a multiple of 32 may shift a warpgroup boundary).
+                exact = a.thread_axis == "x"
+                level = max(group_level(divisor if exact else min(divisor, 32)), b.level)
                 origin = a.origin.through(f"'{source_text(self.program.source_lines, node)}'", node.line) \
                     if a.origin and level > Level.UNIFORM else a.origin
+                warp_linear = exact and divisor == 32
+        elif op in ("/", ">>") and a.warp_linear and b.level == Level.UNIFORM:
+            divisor = b.const if op == "/" else (1 << b.const if isinstance(b.const, int) and 0 <= b.const < 32 else None)
+            if _is_pow2(divisor) and divisor >= 2:
+                level = max(group_level(32 * divisor), b.level)
+                origin = a.origin.through(f"'{source_text(self.program.source_lines, node)}'", node.line) \
+                    if a.origin and level > Level.UNIFORM else a.origin
+        elif op in ("<", "<=", ">", ">=") and (a.warp_linear or b.warp_linear) and \
+                not (a.warp_linear and b.warp_linear):
+            warp, bound = (a, b) if a.warp_linear else (b, a)
+            cut = bound.const
+            if bound.level <= Level.BLOCK and isinstance(cut, int):
+                if op in (("<=", ">") if a.warp_linear else (">=", "<")):
+                    cut += 1
+                warps = 4 if cut % 4 == 0 else 1
+                level = max(group_level(32 * warps), bound.level)
+                origin = warp.origin if level > Level.UNIFORM else None
         elif op in ("+", "-"):
             if a.lane_linear and b.aligned and b.level <= Level.WARP:
                 lane_linear = True
@@ -737,8 +757,9 @@ class _FunctionAnalyzer:
                 cut = bound.const
                 if isinstance(cut, int) and op in (("<=", ">") if lane_on_left else (">=", "<")):
                     cut += 1
+                widest = 128 if lane.thread_axis == "x" else 32
                 if isinstance(cut, int):
-                    granule = 32 if cut == 0 else min(32, cut & -cut)
+                    granule = widest if cut == 0 else min(widest, cut & -cut)
                 else:
                     granule = 32 if bound.aligned else 1
                 level = max(group_level(granule), bound.level)
@@ -778,7 +799,7 @@ class _FunctionAnalyzer:
         return Value(Level(level), const, lane_linear, aligned,
                      origin if level > Level.UNIFORM else None, per_thread=per_thread,
                      from_activemask=a.from_activemask or b.from_activemask, affine=affine,
-                     lane_only=lane_only)
+                     lane_only=lane_only, warp_linear=warp_linear)
 
     def _e_UNARY_OPERATOR(self, node):
         op = node.op
@@ -839,6 +860,8 @@ class _FunctionAnalyzer:
                 and not call_args(node):
             return Value(const=node.value)  # folded by the compiler (a constexpr query)
         prim = P.classify(node)
+        if prim is None:
+            prim = P.classify_async(node)
         args = call_args(node)
         arg_values = [self.eval(a) for a in args]
         callee = None if prim is not None else self.program.resolve_call(node.decl)
@@ -878,6 +901,15 @@ class _FunctionAnalyzer:
         self._taint_out_args(args, out, None)
         return Value(out.level, None, False, False, out.origin,
                      from_activemask=out.from_activemask)
+
+    def _e_ASM_STMT(self, node):
+        for c in node.children:
+            self.eval(c)
+        prim = P.classify_async(node)
+        if prim is not None and self.recording:
+            self.result.sites.append(Site(node, prim, None, list(node.children), [],
+                                          self.block_ctrls + tuple(self.guards), self.fn))
+        return UNIFORM
 
     def _taint_out_args(self, args: list[Node], value: Value, callee: Function | None) -> None:
         for i, a in enumerate(args):

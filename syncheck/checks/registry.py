@@ -20,6 +20,7 @@ from syncheck.checks.syn302_cooperative_grid_too_large import CooperativeGridToo
 from syncheck.checks.syn303_unchecked_cooperative_launch import UncheckedCooperativeLaunch
 from syncheck.checks.syn401_shared_memory_race import SharedMemoryRace
 from syncheck.checks.syn402_implicit_warp_synchronous import ImplicitWarpSynchronous
+from syncheck.checks.syn501_partial_warpgroup_collective import PartialWarpgroupCollective
 
 ALL_CHECKS: tuple[type[Check], ...] = (
     UnusedSuppression,
@@ -39,6 +40,7 @@ ALL_CHECKS: tuple[type[Check], ...] = (
     UncheckedCooperativeLaunch,
     SharedMemoryRace,
     ImplicitWarpSynchronous,
+    PartialWarpgroupCollective,
 )
 
 BY_CODE: dict[str, type[Check]] = {c.code: c for c in ALL_CHECKS}

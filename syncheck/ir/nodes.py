@@ -95,6 +95,47 @@ def in_model_header(cursor: ci.Cursor) -> bool:
     return f is not None and f.name.startswith(cuda_declaration_prefixes())
 
 
+def _c_string(token: str) -> str:
+    """The text of one C string literal token (prefixes and common escapes handled)."""
+    start = token.find('"')
+    if start < 0:
+        return ""
+    body = token[start + 1:token.rfind('"')]
+    return (body.replace("\\n", "\n").replace("\\t", "\t").replace('\\"', '"')
+            .replace("\\\\", "\\"))
+
+
+def asm_text(cursor: ci.Cursor) -> tuple[str, str]:
+    """An inline-asm statement's template and its operand constraints.
+
+    libclang shows only the operand expressions as children of an ASM_STMT; the PTX text
+    (the template) and the constraints are read from the tokens: (template, constraints
+    joined by '\\x1f', outputs first, in the order of the children)."""
+    template: list[str] = []
+    constraints: list[str] = []
+    depth = 0
+    section = 0  # 0: template, 1: outputs, 2: inputs, 3: clobbers
+    for tok in cursor.get_tokens():
+        sp = tok.spelling
+        if sp == "(":
+            depth += 1
+            continue
+        if sp == ")":
+            depth -= 1
+            if depth == 0:
+                break
+            continue
+        if depth == 1 and sp in (":", "::"):
+            section += 2 if sp == "::" else 1
+            continue
+        if tok.kind == ci.TokenKind.LITERAL and sp.endswith('"'):
+            if depth == 1 and section == 0:
+                template.append(_c_string(sp))
+            elif depth == 1 and section in (1, 2):
+                constraints.append(_c_string(sp))
+    return "".join(template), "\x1f".join(constraints)
+
+
 class Lowerer:
     """Copies cursors into Nodes; one per translation unit (it caches declarations)."""
 
@@ -240,6 +281,8 @@ class Lowerer:
             node.value = value if isinstance(value, int) else None
         elif kind in (K.VAR_DECL, K.PARM_DECL):
             node.decl = self.decl_of(cursor)
+        elif kind == K.ASM_STMT:
+            node.spelling, node.type = asm_text(cursor)
         node.children = [self.lower(c) for c in children]
         if kind == K.CALL_EXPR and node.decl is None:
             node.decl = self._dependent_callee(cursor)
