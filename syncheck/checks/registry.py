@@ -21,6 +21,7 @@ from syncheck.checks.syn303_unchecked_cooperative_launch import UncheckedCoopera
 from syncheck.checks.syn401_shared_memory_race import SharedMemoryRace
 from syncheck.checks.syn402_implicit_warp_synchronous import ImplicitWarpSynchronous
 from syncheck.checks.syn501_partial_warpgroup_collective import PartialWarpgroupCollective
+from syncheck.checks.syn502_async_result_before_wait import AsyncResultBeforeWait
 
 ALL_CHECKS: tuple[type[Check], ...] = (
     UnusedSuppression,
@@ -41,6 +42,7 @@ ALL_CHECKS: tuple[type[Check], ...] = (
     SharedMemoryRace,
     ImplicitWarpSynchronous,
     PartialWarpgroupCollective,
+    AsyncResultBeforeWait,
 )
 
 BY_CODE: dict[str, type[Check]] = {c.code: c for c in ALL_CHECKS}

@@ -107,6 +107,22 @@ template <class Group, class T, class Op> __device__ T exclusive_scan(const Grou
 template <class Group, class T> __device__ T exclusive_scan(const Group &g, T value);
 template <class Group> __device__ void memcpy_async(const Group &g, void *dst, const void *src, size_t n);
 template <class Group> __device__ void wait(const Group &g);
+template <unsigned int N, class Group> __device__ void wait_prior(const Group &g);
+
+// Thread block clusters (sm_90): distributed shared memory and the cluster barrier.
+class cluster_group {
+public:
+    __device__ void sync() const;
+    __device__ void barrier_arrive() const;
+    __device__ void barrier_wait() const;
+    __device__ unsigned int block_rank() const;
+    __device__ unsigned int num_blocks() const;
+    __device__ unsigned int thread_rank() const;
+    __device__ unsigned int num_threads() const;
+    __device__ unsigned int query_shared_rank(const void *addr) const;
+    template <class T> __device__ T *map_shared_rank(T *addr, int rank) const;
+};
+__device__ cluster_group this_cluster();
 
 }  // namespace cooperative_groups
 #endif

@@ -164,6 +164,9 @@ __device__ void __nanosleep(unsigned int ns);
 __device__ void __trap(void);
 __device__ void __brkpt(void);
 __device__ unsigned int __cvta_generic_to_shared(const void *ptr);
+// Programmatic dependent launch (sm_90)
+__device__ void cudaGridDependencySynchronize(void);
+__device__ void cudaTriggerProgrammaticLaunchCompletion(void);
 /* ---- C library: nvcc's runtime header brings these in, so code relies on them ---- */
 #if __has_include(<stdio.h>) && __has_include(<math.h>)
 #include <string.h>

@@ -1,0 +1,151 @@
+"""SYN502 async-result-before-wait: the result of an asynchronous operation used before the
+wait that covers it; a buffer overwritten while a bulk store may still read it."""
+
+from __future__ import annotations
+
+from syncheck.analyses import async_ops as A
+from syncheck.analyses.async_flow import BARRIER, EVENT, READ, WRITE, FunctionSteps, analyzable_functions, solve
+from syncheck.checks.base import Check, CheckContext
+
+_CAP = 8  # ages beyond this many committed groups are all alike
+_WAIT_NAMES = {A.Q_CP_ASYNC: "cp.async.wait_group / __pipeline_wait_prior",
+               A.Q_WGMMA: "wgmma.wait_group / warpgroup_wait<N>",
+               A.Q_BULK: "cp.async.bulk.wait_group",
+               A.Q_CG: "cg::wait / cg::wait_prior<N>",
+               A.Q_PIPELINE: "pipeline.consumer_wait()"}
+
+
+class AsyncResultBeforeWait(Check):
+    code = "SYN502"
+    name = "async-result-before-wait"
+
+    def run(self, ctx: CheckContext):
+        seen: set[tuple[int, int]] = set()
+        for fn in analyzable_functions(ctx.program):
+            if not fn.mentions("cp.async", "wgmma", "warpgroup_", "__pipeline", "memcpy_async",
+                               "mbarrier", "cp_async", "tma_"):
+                continue
+            yield from self._function(ctx, fn, seen)
+
+    def _function(self, ctx, fn, seen):
+        steps = FunctionSteps(ctx.program, fn)
+        if not any(True for _ in steps.events()):
+            return
+        issued: dict[tuple[str, str], tuple] = {}  # (role, key) -> (event, node) first issued
+        findings = []
+
+        def add(pending, queue, decl, role, step):
+            key = decl.key
+            issued.setdefault((role, key), (step.event, step.node, decl))
+            return pending | {(queue, key, 0, role)}
+
+        def transfer(state, step, emit):
+            pending, ready, some = state
+            if step.kind == BARRIER:
+                # What one thread waited for is complete for every thread after a barrier
+                # (one thread issues and waits, __syncthreads publishes).
+                done = {p for p in pending if (p[0], p[1], p[3]) in some}
+                return pending - done, ready | {(p[3], p[1]) for p in done}, frozenset()
+            if step.kind == EVENT:
+                ev = step.event
+                k = ev.kind
+                if k == A.ASYNC_COPY:
+                    d = steps.shared_of(ev.dst)
+                    if d is not None:
+                        pending = add(pending, ev.queue, d, "fill", step)
+                        if ev.implicit_commit:
+                            pending = _commit(pending, ev.queue)
+                elif k == A.BULK_LOAD:
+                    d = steps.shared_of(ev.dst)
+                    if d is not None:
+                        mb = steps.shared_of(ev.mbar) or steps.base_decl(ev.mbar)
+                        pending = add(pending, "mbar:" + (mb.key if mb else "?"), d, "fill", step)
+                elif k == A.BULK_STORE:
+                    d = steps.shared_of(ev.src)
+                    if d is not None:
+                        pending = add(pending, A.Q_BULK, d, "drain", step)
+                elif k == A.WGMMA_MMA:
+                    for op in ev.operands:
+                        d = steps.base_decl(op)
+                        if d is not None and d.storage == "local":
+                            pending = add(pending, A.Q_WGMMA, d, "fill", step)
+                            ready = ready - {("fill", d.key)}
+                elif k == A.COMMIT:
+                    pending = _commit(pending, ev.queue)
+                elif k == A.WAIT:
+                    n = ev.count if ev.count is not None else 0
+                    if ev.queue == A.Q_PIPELINE:
+                        n = 0
+                    retired = {p for p in pending if p[0] == ev.queue and p[2] > n}
+                    pending = pending - retired
+                    ready = ready | {(p[3], p[1]) for p in retired}
+                    some = some | {(p[0], p[1], p[3]) for p in retired}
+                elif k == A.MBAR_WAIT:
+                    mb = steps.shared_of(ev.mbar) or steps.base_decl(ev.mbar)
+                    names = {"mbar:" + mb.key} if mb is not None else None
+                    retired = {p for p in pending if p[0].startswith("mbar:") and
+                               (names is None or p[0] in names or p[0] == "mbar:?")}
+                    pending = pending - retired
+                    ready = ready | {(p[3], p[1]) for p in retired}
+                    some = some | {(p[0], p[1], p[3]) for p in retired}
+                return pending, ready, some
+            if step.kind in (READ, WRITE) and step.decl is not None:
+                role = "fill" if step.kind == READ else "drain"
+                key = step.decl.key
+                hits = [p for p in pending if p[1] == key and p[3] == role]
+                if hits and (role, key) not in ready and emit is not None:
+                    emit(step, hits)
+            return pending, ready, some
+
+        def report(step, hits):
+            where = (step.node.line, step.node.col)
+            if where in seen:
+                return
+            seen.add(where)
+            findings.append(self._finding(ctx, fn, step, hits, issued))
+
+        solve(steps, (frozenset(), frozenset(), frozenset()), transfer, _join, report)
+        yield from findings
+
+    def _finding(self, ctx, fn, step, hits, issued):
+        role = hits[0][3]
+        key = hits[0][1]
+        ev, node, decl = issued[(role, key)]
+        queue = hits[0][0]
+        line = node.line
+        what = ev.name
+        notes = [ctx.note(node, f"{what} {'writes' if role == 'fill' else 'reads'} '{decl.name}' "
+                                f"asynchronously here")]
+        if role == "drain":
+            msg = (f"'{decl.name}' is overwritten while the bulk copy issued at line {line} ({what}) "
+                   f"may still be reading it: wait with cp.async.bulk.wait_group.read N (N small "
+                   f"enough to cover that group) before reusing the buffer")
+        elif queue.startswith("mbar:"):
+            msg = (f"'{decl.name}' is read before the mbarrier wait that covers the asynchronous copy "
+                   f"issued at line {line} ({what}): on some path no wait on that barrier's phase "
+                   f"comes first")
+        else:
+            oldest = max(p[2] for p in hits)
+            if oldest == 0:
+                state = "it has not been committed to a group, so no wait_group covers it"
+            elif oldest == 1:
+                state = "it is in the newest committed group, which only a wait_group 0 retires"
+            else:
+                state = (f"its oldest copy is in the {_ordinal(oldest)}-newest committed group, "
+                         f"which only a wait_group N with N < {oldest} retires")
+            msg = (f"'{decl.name}' is read while the asynchronous operation that writes it "
+                   f"(line {line}, {what}) may still be in flight: {state}; on some path no "
+                   f"{_WAIT_NAMES.get(queue, queue + ' wait')} retires it first")
+        return ctx.finding(self, step.node, msg, fn.name, notes)
+
+
+def _commit(pending, queue):
+    return frozenset((q, k, min(a + 1, _CAP) if q == queue else a, r) for q, k, a, r in pending)
+
+
+def _join(a, b):
+    return a[0] | b[0], a[1] & b[1], a[2] | b[2]
+
+
+def _ordinal(n: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
