@@ -23,6 +23,7 @@ QUERY = "query"                  # thread_rank(), meta_group_rank(), __activemas
 GROUP_HANDLE = "group_handle"    # this_thread_block(), tiled_partition<N>(), coalesced_threads()
 WARPGROUP_COLLECTIVE = "warpgroup_collective"  # wgmma.fence/mma_async/commit/wait (128 threads)
 ALIGNED_NAMED_BARRIER = "aligned_named_barrier"  # bar.sync / barrier.sync.aligned id, count
+NAMED_BARRIER = "named_barrier"  # barrier.sync / barrier.arrive id, count (not .aligned)
 
 
 @dataclass(frozen=True)
@@ -169,7 +170,7 @@ def classify_async(node: Node) -> Primitive | None:
             shown = ev.name if node.kind == "CALL_EXPR" else f"'{ev.name}'"
             return Primitive(shown, WARPGROUP_COLLECTIVE, "warpgroup", 128)
     for ev in events:
-        if ev.kind in (A.NAMED_SYNC, A.NAMED_ARRIVE) and ev.aligned:
+        if ev.kind in (A.NAMED_SYNC, A.NAMED_ARRIVE):
             shown = ev.name if node.kind == "CALL_EXPR" else f"'{ev.name}'"
-            return Primitive(shown, ALIGNED_NAMED_BARRIER, "warp", 32)
+            return Primitive(shown, ALIGNED_NAMED_BARRIER if ev.aligned else NAMED_BARRIER, "warp", 32)
     return None

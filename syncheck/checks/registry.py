@@ -22,6 +22,7 @@ from syncheck.checks.syn401_shared_memory_race import SharedMemoryRace
 from syncheck.checks.syn402_implicit_warp_synchronous import ImplicitWarpSynchronous
 from syncheck.checks.syn501_partial_warpgroup_collective import PartialWarpgroupCollective
 from syncheck.checks.syn502_async_result_before_wait import AsyncResultBeforeWait
+from syncheck.checks.syn503_missing_proxy_fence import MissingProxyFence
 
 ALL_CHECKS: tuple[type[Check], ...] = (
     UnusedSuppression,
@@ -43,6 +44,7 @@ ALL_CHECKS: tuple[type[Check], ...] = (
     ImplicitWarpSynchronous,
     PartialWarpgroupCollective,
     AsyncResultBeforeWait,
+    MissingProxyFence,
 )
 
 BY_CODE: dict[str, type[Check]] = {c.code: c for c in ALL_CHECKS}
