@@ -23,6 +23,7 @@ from syncheck.checks.syn402_implicit_warp_synchronous import ImplicitWarpSynchro
 from syncheck.checks.syn501_partial_warpgroup_collective import PartialWarpgroupCollective
 from syncheck.checks.syn502_async_result_before_wait import AsyncResultBeforeWait
 from syncheck.checks.syn503_missing_proxy_fence import MissingProxyFence
+from syncheck.checks.syn504_mbarrier_protocol import MbarrierProtocol
 from syncheck.checks.syn505_named_barrier_mismatch import NamedBarrierMismatch
 
 ALL_CHECKS: tuple[type[Check], ...] = (
@@ -46,6 +47,7 @@ ALL_CHECKS: tuple[type[Check], ...] = (
     PartialWarpgroupCollective,
     AsyncResultBeforeWait,
     MissingProxyFence,
+    MbarrierProtocol,
     NamedBarrierMismatch,
 )
 

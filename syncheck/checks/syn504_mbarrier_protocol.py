@@ -1,0 +1,191 @@
+"""SYN504 mbarrier-protocol: an mbarrier used before its initialization is fenced and
+published, expect_tx bytes that differ from the bytes of the copies that signal it, and a
+wait parity that does not flip in a loop that reuses the barrier."""
+
+from __future__ import annotations
+
+from syncheck.analyses import async_ops as A
+from syncheck.analyses.async_flow import BARRIER, EVENT, FunctionSteps, analyzable_functions, \
+    loops_enclosing, solve
+from syncheck.checks.base import Check, CheckContext
+
+_USES = (A.MBAR_ARRIVE, A.MBAR_EXPECT_TX, A.MBAR_WAIT, A.BULK_LOAD)
+
+
+class MbarrierProtocol(Check):
+    code = "SYN504"
+    name = "mbarrier-protocol"
+
+    def run(self, ctx: CheckContext):
+        seen: set[tuple[int, int]] = set()
+        for fn in analyzable_functions(ctx.program):
+            if not fn.mentions("mbarrier", "barrier", "Barrier", "expect_tx"):
+                continue
+            steps = FunctionSteps(ctx.program, fn)
+            events = list(steps.events())
+            if not any(s.event.kind in (A.MBAR_INIT,) + _USES for s in events):
+                continue
+            for f in (list(self._init(ctx, fn, steps)) + list(self._bytes(ctx, fn, steps))
+                      + list(self._parity(ctx, fn, steps))):
+                where = (f.line, f.column)
+                if where not in seen:
+                    seen.add(where)
+                    yield f
+
+    def _key(self, steps, node):
+        d = steps.shared_of(node) or steps.base_decl(node)
+        return d.key if d is not None else None
+
+    # -- init published and fenced before use --
+    def _init(self, ctx, fn, steps):
+        inits: dict[str, object] = {}
+        findings = []
+
+        def transfer(state, step, emit):
+            unpublished, unfenced = state
+            if step.kind == BARRIER:
+                return frozenset(), unfenced
+            if step.kind != EVENT:
+                return state
+            ev = step.event
+            if ev.kind in (A.CLUSTER_SYNC, A.CLUSTER_WAIT):
+                return frozenset(), unfenced
+            if ev.kind in (A.MBAR_INIT_FENCE, A.PROXY_FENCE):
+                return unpublished, frozenset()
+            if ev.kind == A.MBAR_INIT:
+                key = self._key(steps, ev.mbar)
+                if key is None:
+                    return state
+                inits.setdefault(key, step)
+                return unpublished | {key}, unfenced | {key}
+            if ev.kind in _USES and emit is not None:
+                key = self._key(steps, ev.mbar)
+                if key is not None and key in unpublished and ev.kind != A.BULK_LOAD:
+                    emit(step, key, "publish")
+                elif key is not None and key in unfenced and ev.kind == A.BULK_LOAD:
+                    emit(step, key, "fence")
+            return state
+
+        done: set[tuple[str, str]] = set()
+
+        def report(step, key, what):
+            if (key, what) in done:  # one finding per barrier: the first use
+                return
+            done.add((key, what))
+            init = inits[key]
+            if what == "publish":
+                msg = (f"the mbarrier initialized at line {init.node.line} is used here before a "
+                       f"barrier (__syncthreads() or a cluster sync) publishes its initialization "
+                       f"on some path: other threads may see an uninitialized barrier")
+            else:
+                msg = (f"a bulk copy signals the mbarrier initialized at line {init.node.line}, with "
+                       f"no fence.mbarrier_init / fence.proxy.async after the init on some path: "
+                       f"the async proxy may not see the initialization")
+            findings.append(ctx.finding(self, step.node, msg, fn.name,
+                                        [ctx.note(init.node, "mbarrier.init here")]))
+
+        solve(steps, (frozenset(), frozenset()), transfer, lambda a, b: (a[0] | b[0], a[1] | b[1]), report)
+        return findings
+
+    # -- expect_tx bytes against the copies in the same straight-line block --
+    def _bytes(self, ctx, fn, steps):
+        out = []
+        for b, block_steps in steps.blocks.items():
+            expects: dict[str, list] = {}
+            copies: dict[str, list] = {}
+            for s in block_steps:
+                if s.kind != EVENT:
+                    continue
+                ev = s.event
+                key = self._key(steps, ev.mbar) if ev.mbar is not None else None
+                if key is None:
+                    continue
+                if ev.kind == A.MBAR_EXPECT_TX:
+                    expects.setdefault(key, []).append(s)
+                elif ev.kind == A.BULK_LOAD:
+                    copies.setdefault(key, []).append(s)
+            for key, exp in expects.items():
+                cps = copies.get(key, [])
+                if len(exp) != 1 or not cps or exp[0].event.bytes is None or \
+                        any(c.event.bytes is None for c in cps):
+                    continue
+                total = sum(c.event.bytes for c in cps)
+                want = exp[0].event.bytes
+                if total != want:
+                    notes = [ctx.note(c.node, f"this copy signals {c.event.bytes} bytes") for c in cps]
+                    out.append(ctx.finding(self, exp[0].node, (
+                        f"expect_tx announces {want} bytes but the bulk copies that signal this "
+                        f"mbarrier transfer {total}: the phase "
+                        f"{'never completes (a hang)' if total < want else 'completes early or the tx-count underflows'}"),
+                        fn.name, notes))
+        return out
+
+    # -- parity that does not change in a loop that reuses the barrier --
+    def _parity(self, ctx, fn, steps):
+        out = []
+        for s in steps.events():
+            ev = s.event
+            if ev.kind != A.MBAR_WAIT or ev.parity_node is None and ev.parity is None:
+                continue
+            loops = [l for l in loops_enclosing(fn.body, s.node) if not _is_spin(l, s.node)]
+            if not loops:
+                continue
+            loop = loops[-1]
+            # The barrier must be re-armed inside the loop (an arrive or a copy on it).
+            key = self._key(steps, ev.mbar)
+            rearmed = False
+            for t in steps.events():
+                if t.event.kind in (A.MBAR_ARRIVE, A.MBAR_EXPECT_TX, A.BULK_LOAD) and \
+                        loop.start <= t.node.start and t.node.end <= loop.end and \
+                        (key is None or self._key(steps, t.event.mbar) in (key, None)):
+                    rearmed = True
+            if not rearmed:
+                continue
+            pn = ev.parity_node
+            assigned = _assigned_in(loop, s.node)
+            if pn is not None and any(n.kind == "DECL_REF_EXPR" and n.decl is not None and
+                                      n.decl.key in assigned for n in pn.walk()):
+                continue
+            shown = str(ev.parity) if ev.parity is not None else f"'{ctx.text(pn)}'"
+            out.append(ctx.finding(self, s.node, (
+                f"this wait on an mbarrier that the loop (line {loop.line}) re-arms every iteration "
+                f"uses the parity {shown}, which does not change in the loop: from the second "
+                f"phase on it waits for a phase that has already completed (or never will); flip "
+                f"the parity each time the barrier completes a phase"), fn.name))
+        return out
+
+
+def _is_spin(loop, node) -> bool:
+    """`while (!try_wait(bar, phase));`: the wait itself is the loop."""
+    cond = loop.child_by_role("cond")
+    body = loop.child_by_role("body")
+    in_cond = cond is not None and cond.start <= node.start and node.end <= cond.end
+    small_body = body is None or (body.kind == "COMPOUND_STMT" and len(body.children) <= 1) or \
+        (body.start <= node.start and node.end <= body.end and body.kind != "COMPOUND_STMT")
+    return in_cond or (small_body and body is not None and body.start <= node.start <= body.end)
+
+
+def _assigned_in(loop, skip) -> set[str]:
+    """The variables a loop statement may assign (its header included); the call ``skip``
+    (the wait itself) does not count as assigning its arguments."""
+    keys: set[str] = set()
+    for n in loop.walk():
+        target = None
+        if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op and n.op.endswith("=") \
+                and n.op not in ("==", "!=", "<=", ">=") and n.children:
+            target = n.children[0]
+        elif n.kind == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--") and n.children:
+            target = n.children[0]
+        elif n.kind == "VAR_DECL" and n.decl is not None:
+            keys.add(n.decl.key)
+        elif n.kind == "CALL_EXPR" and n is not skip:
+            for a in n.children[1:]:
+                if a.kind == "UNARY_OPERATOR" and a.op == "&" and a.children:
+                    a = a.children[0]
+                if a.kind == "DECL_REF_EXPR" and a.decl is not None and a.decl.storage == "local":
+                    keys.add(a.decl.key)  # may be passed by reference
+        while target is not None and target.kind in ("PAREN_EXPR", "UNEXPOSED_EXPR") and target.children:
+            target = target.children[0]
+        if target is not None and target.kind == "DECL_REF_EXPR" and target.decl is not None:
+            keys.add(target.decl.key)
+    return keys
