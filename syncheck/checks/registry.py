@@ -25,6 +25,8 @@ from syncheck.checks.syn502_async_result_before_wait import AsyncResultBeforeWai
 from syncheck.checks.syn503_missing_proxy_fence import MissingProxyFence
 from syncheck.checks.syn504_mbarrier_protocol import MbarrierProtocol
 from syncheck.checks.syn505_named_barrier_mismatch import NamedBarrierMismatch
+from syncheck.checks.syn506_pdl_read_before_wait import PdlReadBeforeWait
+from syncheck.checks.syn507_cluster_exit_without_barrier import ClusterExitWithoutBarrier
 
 ALL_CHECKS: tuple[type[Check], ...] = (
     UnusedSuppression,
@@ -49,6 +51,8 @@ ALL_CHECKS: tuple[type[Check], ...] = (
     MissingProxyFence,
     MbarrierProtocol,
     NamedBarrierMismatch,
+    PdlReadBeforeWait,
+    ClusterExitWithoutBarrier,
 )
 
 BY_CODE: dict[str, type[Check]] = {c.code: c for c in ALL_CHECKS}
