@@ -126,6 +126,11 @@ def gpu_main(argv: list[str]) -> int:
                    help="also run the buggy fixtures under compute-sanitizer (synccheck, racecheck)")
     p.add_argument("--report", metavar="FILE", help="write a Markdown report (e.g. docs/gpu-report.md)")
     p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--static-out", metavar="FILE",
+                   help="only validate the reference kernels statically and write the counts as JSON "
+                        "(for a GPU machine without libclang)")
+    p.add_argument("--static-from", metavar="FILE",
+                   help="take the static validation from a --static-out file instead of running it")
     args = p.parse_args(argv)
     from syncheck.gpu.runner import main as run_gpu
     return run_gpu(args)

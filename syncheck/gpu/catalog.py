@@ -74,6 +74,18 @@ def _wgmma_inputs(rng):
     return {"A": _f16(rng, (64, 16)), "B": _f16(rng, (16, 8)), "D": np.full((64, 8), np.nan, np.float32)}
 
 
+def _reverse_tiles(x, tile, width=1):
+    """x as tiles of ``tile`` elements (each ``width`` floats wide), each tile reversed."""
+    return x.reshape(-1, tile, width)[:, ::-1, :].reshape(-1)
+
+
+_HOPPER_BLOCKS, _HOPPER_TILES = 64, 8
+
+
+def _wgmma_k64_inputs(rng):
+    return {"A": _f16(rng, (64, 64)), "B": _f16(rng, (64, 8)), "D": np.full((64, 8), np.nan, np.float32)}
+
+
 CASES: tuple[Case, ...] = (
     Case("stencil", "stencil.cu", "stencil", (256, 1, 1), (N // 256, 1, 1),
          lambda r: {"in": _floats(r), "out": np.full(N, np.nan, np.float32), "n": np.int32(N)},
@@ -132,6 +144,35 @@ CASES: tuple[Case, ...] = (
          _wgmma_inputs, ("A", "B", "D"),
          {"D": lambda d: d["A"].astype(np.float32) @ d["B"].astype(np.float32)},
          arch="sm_90a", tolerance=1e-5),
+    Case("cp.async 3-stage pipeline (commit/wait_group 1)", "hopper_async.cu", "cp_async_pipeline",
+         (128, 1, 1), (_HOPPER_BLOCKS, 1, 1),
+         lambda r: {"in": _floats(r, _HOPPER_BLOCKS * _HOPPER_TILES * 512),
+                    "out": np.full(_HOPPER_BLOCKS * _HOPPER_TILES * 512, np.nan, np.float32),
+                    "tiles": np.int32(_HOPPER_TILES)},
+         ("in", "out", "tiles"), {"out": lambda d: 2.0 * _reverse_tiles(d["in"], 128, 4) + 1.0},
+         arch="sm_90a"),
+    Case("cp.async.bulk + mbarrier, double-buffered", "hopper_async.cu", "bulk_pipeline",
+         (128, 1, 1), (_HOPPER_BLOCKS, 1, 1),
+         lambda r: {"in": _floats(r, _HOPPER_BLOCKS * _HOPPER_TILES * 1024),
+                    "out": np.full(_HOPPER_BLOCKS * _HOPPER_TILES * 1024, np.nan, np.float32),
+                    "tiles": np.int32(_HOPPER_TILES)},
+         ("in", "out", "tiles"), {"out": lambda d: 3.0 * _reverse_tiles(d["in"], 1024)},
+         arch="sm_90a"),
+    Case("wgmma K=64 loop (fence/commit x4, wait_group 0)", "hopper_async.cu", "wgmma_k64",
+         (128, 1, 1), (1, 1, 1), _wgmma_k64_inputs, ("A", "B", "D"),
+         {"D": lambda d: d["A"].astype(np.float32) @ d["B"].astype(np.float32)},
+         arch="sm_90a", tolerance=1e-5),
+    Case("named barriers, producer/consumer warps", "hopper_async.cu", "named_producer_consumer",
+         (256, 1, 1), (_HOPPER_BLOCKS, 1, 1),
+         lambda r: {"in": _floats(r, _HOPPER_BLOCKS * _HOPPER_TILES * 128),
+                    "out": np.full(_HOPPER_BLOCKS * _HOPPER_TILES * 128, np.nan, np.float32),
+                    "tiles": np.int32(_HOPPER_TILES)},
+         ("in", "out", "tiles"), {"out": lambda d: 0.5 * _reverse_tiles(d["in"], 128) + 1.0},
+         arch="sm_90a"),
+    Case("2-block cluster sum (distributed shared memory)", "hopper_async.cu", "cluster_sum",
+         (256, 1, 1), (264, 1, 1),
+         lambda r: {"in": _floats(r, 264 * 256), "out": np.full(132, np.nan, np.float32)},
+         ("in", "out"), {"out": lambda d: _block_sums(d["in"], 512)}, arch="sm_90a"),
 )
 
 
