@@ -84,3 +84,11 @@ def test_gpu_command_without_gpu_says_so(cli):
     r = cli("gpu")
     assert r.returncode == 2
     assert "no usable GPU" in r.stderr and "reference files clean" in r.stderr
+
+
+def test_hopper_fixture_cases_name_existing_kernels():
+    """The SYN5xx GPU harness (syncheck.gpu.hopper_fixtures) names kernels that exist."""
+    from syncheck.gpu.hopper_fixtures import CASES as HOPPER
+    for case in HOPPER:
+        text = (FIXTURES / case.fixture).read_text(encoding="utf-8")
+        assert f" {case.kernel}(" in text, (case.fixture, case.kernel)
