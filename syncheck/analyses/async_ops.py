@@ -73,6 +73,7 @@ class AsyncEvent:
     aligned: bool = False
     implicit_commit: bool = False      # the copy is a group by itself (cg::memcpy_async)
     remote: bool = False               # addresses another block of the cluster
+    managed: bool = False              # a library copy (cuda::memcpy_async) that fences its barrier itself
 
 
 ConstOf = Callable[[Node], "int | None"]
@@ -372,7 +373,7 @@ def call_events(call: Node, text_of: Callable[[Node], str] | None = None,
         last = args[-1] if args else None
         if last is not None and "pipeline" in last.type:
             return E(ASYNC_COPY, queue=Q_PIPELINE, dst=args[offset] if len(args) > offset else None)
-        return E(BULK_LOAD, dst=args[offset] if len(args) > offset else None, mbar=last)
+        return E(BULK_LOAD, dst=args[offset] if len(args) > offset else None, mbar=last, managed=True)
     if name in ("wait", "wait_prior") and (qualified.startswith("cooperative_groups") or
                                            (args and "group" in args[0].type) or
                                            (args and "thread_block" in args[0].type)):

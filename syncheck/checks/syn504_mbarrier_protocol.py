@@ -62,7 +62,7 @@ class MbarrierProtocol(Check):
                 key = self._key(steps, ev.mbar)
                 if key is not None and key in unpublished and ev.kind != A.BULK_LOAD:
                     emit(step, key, "publish")
-                elif key is not None and key in unfenced and ev.kind == A.BULK_LOAD:
+                elif key is not None and key in unfenced and ev.kind == A.BULK_LOAD and not ev.managed:
                     emit(step, key, "fence")
             return state
 
