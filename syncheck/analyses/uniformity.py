@@ -333,6 +333,7 @@ class _FunctionAnalyzer:
         self.region_defs: dict[int, set[str]] = {}
         self.block_defs = {b: _assigned_keys(self.cfg.blocks[b].items) for b in self.live}
         self.ret = UNIFORM
+        self.returned = False
         self.out_level = Level.UNIFORM
         # Only the final pass records sites and values for the checks.
         self.recording = False
@@ -551,9 +552,12 @@ class _FunctionAnalyzer:
         self.env[key] = value
 
     def _e_RETURN_STMT(self, node):
-        value = join_all(self.eval(c) for c in node.children)
+        values = [self.eval(c) for c in node.children]
+        value = values[0] if len(values) == 1 else join_all(values)  # one value keeps its flags
         level, origin = self.ctrl_level()
-        self.ret = self.ret.join(value.at_least(level, origin))
+        returned = value.at_least(level, origin)
+        self.ret = returned if not self.returned else self.ret.join(returned)
+        self.returned = True
         return value
 
     def _builtin(self, name: str, member: str, line: int) -> Value:
@@ -965,8 +969,15 @@ class _FunctionAnalyzer:
                 width = prim.tile_size
             if len(arg_values) > src_index:
                 src = arg_values[src_index]
-                level = group_level(width) if src.level <= group_level(width) else Level.THREAD
-                return Value(level, origin=origin if level > Level.UNIFORM else None)
+                if src.level > group_level(width):
+                    return Value(Level.THREAD, origin=origin)
+                # Every lane of a group reads one lane: the result is the broadcast value, so
+                # it is also as uniform as that value (a warpgroup index broadcast from lane 0,
+                # CUTLASS's canonical_warp_group_idx(), stays warpgroup-uniform).
+                value = arg_values[src_index - 1]
+                level = min(group_level(width), max(value.level, src.level))
+                return Value(level, origin=origin if level > Level.UNIFORM else None,
+                             warp_linear=value.warp_linear and width == 32 and src.level <= Level.BLOCK)
             return Value(Level.THREAD, origin=origin)
         if prim.category == P.BLOCK_BARRIER:
             return UNIFORM
