@@ -255,6 +255,7 @@ _ARITH = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", ">", "<=", ">
 _EXACT_COMPOUND = {"+=", "-=", "*="}
 _WARP_VOTES = {"__all_sync", "__any_sync", "__ballot_sync", "__reduce_add_sync", "__reduce_min_sync",
                "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync"}
+_CUTE_SHAPE_QUERIES = {"size", "shape", "rank", "depth", "cosize", "stride", "product"}
 _ASSIGN_OPS = {"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="}
 _CASTS = {"CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR",
           "CXX_REINTERPRET_CAST_EXPR", "CXX_CONST_CAST_EXPR", "PAREN_EXPR", "UNEXPOSED_EXPR",
@@ -868,6 +869,16 @@ class _FunctionAnalyzer:
             prim = P.classify_async(node)
         args = call_args(node)
         arg_values = [self.eval(a) for a in args]
+        decl = node.decl
+        if prim is None and decl is not None and decl.name in _CUTE_SHAPE_QUERIES and \
+                decl.qualified.startswith("cute::"):
+            # The shape of a CuTe tensor partitioned per thread is the same in every thread
+            # (only its data pointer differs): size<3>(thr_copy.partition_S(gA)) is a tile
+            # count, at most block-dependent (tiles chosen by blockIdx, residues by the size).
+            out = join_all(arg_values)
+            level = min(out.level, Level.BLOCK)
+            return Value(level, const=out.const if level == Level.UNIFORM else None,
+                         origin=out.origin if level > Level.UNIFORM else None)
         callee = None if prim is not None else self.program.resolve_call(node.decl)
         obj = None
         if node.children and node.children[0].kind == "MEMBER_REF_EXPR":
