@@ -26,7 +26,7 @@ class MbarrierProtocol(Check):
             if not any(s.event.kind in (A.MBAR_INIT,) + _USES for s in events):
                 continue
             for f in (list(self._init(ctx, fn, steps)) + list(self._bytes(ctx, fn, steps))
-                      + list(self._parity(ctx, fn, steps))):
+                      + list(self._parity(ctx, fn, steps)) + list(self._arrivals(ctx, fn, steps))):
                 where = (f.line, f.column)
                 if where not in seen:
                     seen.add(where)
@@ -120,6 +120,48 @@ class MbarrierProtocol(Check):
                         fn.name, notes))
         return out
 
+    # -- the arrive count given to init against the arrivals per phase --
+    def _arrivals(self, ctx, fn, steps):
+        """Only where every arrival site's thread count is known: executed by threads that
+        satisfy conditions on threadIdx.x all within the first warp (`threadIdx.x == 0`), or
+        by every thread of a block whose shape is pinned; all sites in the same loop."""
+        import numpy as np
+        events = list(steps.events())
+        inits = [s for s in events if s.event.kind == A.MBAR_INIT and s.event.count is not None]
+        if not inits:
+            return []
+        analysis = ctx.uniformity.analyze(fn)
+        shape = analysis.shape.block_dim if analysis.shape is not None else None
+        out = []
+        for init in inits:
+            key = self._key(steps, init.event.mbar)
+            if key is None or sum(1 for s in inits if self._key(steps, s.event.mbar) == key) != 1:
+                continue
+            sites = [s for s in events if s.event.kind in (A.MBAR_ARRIVE, A.MBAR_EXPECT_TX)
+                     and self._key(steps, s.event.mbar) == key]
+            if not sites:
+                continue
+            loops = {tuple(id(l) for l in loops_enclosing(fn.body, s.node)) for s in sites}
+            if len(loops) != 1:
+                continue
+            total = 0
+            for s in sites:
+                per_site = s.event.count if s.event.count is not None else None
+                threads = _threads_reaching(analysis, s.node, shape, np)
+                if per_site is None or threads is None:
+                    total = None
+                    break
+                total += per_site * threads
+            if total is None or total == init.event.count:
+                continue
+            notes = [ctx.note(s.node, "an arrival on this barrier") for s in sites]
+            out.append(ctx.finding(self, init.node, (
+                f"the mbarrier is initialized for {init.event.count} arrivals per phase, but the "
+                f"code arrives {total} time{'s' if total != 1 else ''} per phase: the phase "
+                f"{'never completes (a hang)' if total < init.event.count else 'completes before every arrival is in'}"),
+                fn.name, notes))
+        return out
+
     # -- parity that does not change in a loop that reuses the barrier --
     def _parity(self, ctx, fn, steps):
         out = []
@@ -189,3 +231,25 @@ def _assigned_in(loop, skip) -> set[str]:
         if target is not None and target.kind == "DECL_REF_EXPR" and target.decl is not None:
             keys.add(target.decl.key)
     return keys
+
+
+def _threads_reaching(analysis, node, shape, np) -> int | None:
+    block = analysis.node_block.get(node.id)
+    if block is None:
+        return None
+    ctrls = analysis.block_controllers.get(block, ())
+    if not ctrls:
+        if shape:
+            return shape[0] * shape[1] * shape[2]
+        return None
+    mask = None
+    for c in ctrls:
+        pt = c.value.per_thread
+        if pt is None or c.polarity is None:
+            return None
+        m = (np.asarray(pt.values) != 0) == c.polarity
+        mask = m if mask is None else mask & m
+    hits = np.nonzero(mask)[0]
+    if hits.size == 0 or hits.max() >= 32:
+        return None  # depends on the block size, which is not known here
+    return int(hits.size)
