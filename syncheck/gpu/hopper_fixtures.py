@@ -94,6 +94,7 @@ CASES: tuple[HopperCase, ...] = (
                lambda a: {1: a[0].reshape(8, 1024)[:, :128].sum(axis=0, dtype=np.float64)}),
     HopperCase(O504, "double_buffered", 1, 128, (("f32", 8192), ("out", 128), ("i32", 8)),
                lambda a: {1: a[0].reshape(8, 1024)[:, :128].sum(axis=0, dtype=np.float64)}, False, False),
+    HopperCase(B504, "arrive_count_too_high", 1, 128, (("f32", 1024), ("out", 128)), lambda a: {1: a[0][:128]}),
     HopperCase(B505, "producer_consumer_counts_differ", 1, 256, (("out", 256),),
                lambda a: {0: _first_half_nan(256, np.arange(128))}),
     HopperCase(O505, "producer_consumer", 1, 256, (("out", 256),),
@@ -240,11 +241,12 @@ def run_case(index: int) -> dict:
     return res
 
 
-def run_all(outdir: str) -> int:
-    for fixture in sorted({c.fixture for c in CASES}):
+def run_all(outdir: str, only: set[str] | None = None) -> int:
+    chosen = [i for i, c in enumerate(CASES) if not only or c.kernel in only]
+    for fixture in sorted({CASES[i].fixture for i in chosen}):
         build(fixture)
     with ThreadPoolExecutor(max_workers=6) as pool:
-        results = list(pool.map(run_case, range(len(CASES))))
+        results = list(pool.map(run_case, chosen))
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "hopper_fixtures.json").write_text(json.dumps(results, indent=1))
@@ -256,4 +258,4 @@ def run_all(outdir: str) -> int:
 if __name__ == "__main__":
     if sys.argv[1] == "launch":
         raise SystemExit(launch_one(int(sys.argv[2])))
-    raise SystemExit(run_all(sys.argv[2]))
+    raise SystemExit(run_all(sys.argv[2], set(sys.argv[3].split(",")) if len(sys.argv) > 3 else None))
