@@ -74,6 +74,7 @@ class AsyncEvent:
     implicit_commit: bool = False      # the copy is a group by itself (cg::memcpy_async)
     remote: bool = False               # addresses another block of the cluster
     managed: bool = False              # a library copy (cuda::memcpy_async) that fences its barrier itself
+    offset_id: bool = False            # a wrapper's barrier id (CUTLASS adds its reserved barriers)
 
 
 ConstOf = Callable[[Node], "int | None"]
@@ -400,9 +401,9 @@ def call_events(call: Node, text_of: Callable[[Node], str] | None = None,
     if any(t in obj_type for t in _BARRIER_TYPES):
         if "NamedBarrier" in obj_type:
             if name in ("sync", "arrive_and_wait"):
-                return E(NAMED_SYNC, count=const(0), bar_id=const(1), aligned=True)
+                return E(NAMED_SYNC, count=const(0), bar_id=const(1), aligned=True, offset_id=True)
             if name == "arrive":
-                return E(NAMED_ARRIVE, count=const(0), bar_id=const(1), aligned=True)
+                return E(NAMED_ARRIVE, count=const(0), bar_id=const(1), aligned=True, offset_id=True)
             return []
         if name == "init":
             return E(MBAR_INIT, mbar=obj, count=const(0) if len(args) == 1 else const(1))

@@ -34,7 +34,7 @@ class NamedBarrierMismatch(Check):
                             named.append((site, frames, ev))
             if not named:
                 continue
-            first_count: dict[int, tuple] = {}
+            first_count: dict[tuple, tuple] = {}
             for site, frames, ev in sorted(named, key=lambda t: (t[0].node.line, t[0].node.col)):
                 anchor = frames[0].site if frames else site
                 if not anchor.function.in_main_file:
@@ -45,7 +45,7 @@ class NamedBarrierMismatch(Check):
                         f"named barrier {ev.bar_id} {how} with a thread count of {ev.count}, not a "
                         f"multiple of 32: the count is in threads and must cover whole warps"), root, []))
                 if ev.count is not None:
-                    first = first_count.setdefault(ev.bar_id, (ev.count, site, anchor))
+                    first = first_count.setdefault((ev.bar_id, ev.offset_id), (ev.count, site, anchor))
                     if first[0] != ev.count:
                         notes = [ctx.note(first[2].node, f"barrier {ev.bar_id} is used with a count "
                                                          f"of {first[0]} here")]
@@ -53,7 +53,7 @@ class NamedBarrierMismatch(Check):
                             f"named barrier {ev.bar_id} {how} with {ev.count} threads, but another "
                             f"site (line {first[2].node.line}) uses it with {first[0]}: every "
                             f"bar.sync/bar.arrive on one barrier id must give the same count"), root, notes))
-                if ev.bar_id == 0 and ev.count is not None and block_barriers:
+                if ev.bar_id == 0 and not ev.offset_id and ev.count is not None and block_barriers:
                     other = block_barriers[0][0]
                     notes = [Note(ctx.path, other.node.line, other.node.col,
                                   f"{other.prim.name} also uses barrier 0 here")]
