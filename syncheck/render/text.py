@@ -48,6 +48,10 @@ def _finding_lines(f: Finding, color: bool) -> list[str]:
     for n in f.notes:
         line = f"{n.path}:{n.line}:{n.column}: note: {n.message}"
         out.append(f"[cyan]{escape(line)}[/cyan]" if color else line)
+    if f.fix is not None and f.fix.edits:
+        how = "--fix" if f.fix.safe else "--fix --unsafe-fixes"
+        line = f"{f.path}:{f.line}:{f.column}: note: fix ({f.fix.safety}, {how}): {f.fix.message}"
+        out.append(f"[green]{escape(line)}[/green]" if color else line)
     return out
 
 
