@@ -396,7 +396,18 @@ def _run(args, groups, sources):
     return _merge([analyze_paths(files, r.settings, sources=sources) for r, files in groups])
 
 
-MAX_FIX_PASSES = 4
+MAX_FIX_PASSES = 8
+
+
+def _this_pass(findings, unsafe: bool):
+    """The fixes to apply in one pass. A fix to a divergent barrier (SYN1xx) changes which
+    accesses race: in a function that has one, only those are applied in this pass, and the
+    re-analysis decides whether the others are still needed."""
+    from syncheck import fixes as F
+    chosen = [f for f in findings if f.fix is not None and f.fix in F.chosen_fixes([f], unsafe)]
+    barrier_first = {(f.path, f.function) for f in chosen if f.code.startswith("SYN1")}
+    return [f.fix for f in chosen
+            if f.code.startswith("SYN1") or (f.path, f.function) not in barrier_first]
 
 
 def _fixes(args, groups, sources, report):
@@ -407,7 +418,7 @@ def _fixes(args, groups, sources, report):
     originals: dict[str, bytes] = {}
     current: dict[str, bytes] = {}
     for _ in range(MAX_FIX_PASSES):
-        chosen = F.chosen_fixes(report.findings, args.unsafe_fixes)
+        chosen = _this_pass(report.findings, args.unsafe_fixes)
         changed = False
         by_path: dict[str, list] = {}
         for fix in chosen:
