@@ -62,6 +62,7 @@ class Settings:
     cuda_headers: str = "auto"  # model | real | auto | a CUDA root (see header_choice.py)
     allow_incomplete: bool = False  # unanalyzed device functions (SYN002) do not make exit status 2
     report_headers: bool = False  # keep findings inside system and third-party headers
+    reuse_parse: bool = False  # keep translation units and reparse them (language server)
 
     def limits(self) -> Limits:
         return Limits(wall_seconds=self.timeout, memory_mb=self.memory_limit_mb)
@@ -273,7 +274,8 @@ def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileRes
         if db_options is not None:
             options = options.merged(db_options)
     try:
-        parsed, program, real_available = parse_and_build(path, source, options, settings.cuda_headers)
+        parsed, program, real_available = parse_and_build(path, source, options, settings.cuda_headers,
+                                                          settings.reuse_parse)
     except (HeadersUnavailable, ParseFailure) as e:  # report, do not crash the run
         return FileResult(problems=[FileProblem(path, f"could not be parsed: {e}")])
     findings_unanalyzed: list[Finding] = []
@@ -433,6 +435,13 @@ def _run(pending, settings: Settings, progress):
 
 
 def analyze_in_worker(path: str, source: bytes, settings: Settings) -> FileResult:
+    return analyze_file(path, settings, source)
+
+
+def analyze_task(path: str, task: tuple[bytes, Settings]) -> FileResult:
+    """A worker task that carries its own settings (the language server: each document has
+    the settings its configuration gives it)."""
+    source, settings = task
     return analyze_file(path, settings, source)
 
 
