@@ -34,17 +34,28 @@ def _skip_reason() -> str | None:
     return None
 
 
-SCRIPT = r"""
+def readme_snippet() -> str:
+    """The README's Neovim configuration, as a user copies it."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    m = re.search(r"```lua\n(.*?)```", text, re.S)
+    assert m, "the README has no Lua snippet"
+    return m.group(1)
+
+
+def test_readme_states_the_minimum_neovim_version_and_an_existing_rev():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "Neovim 0.8 or newer" in text
+    assert "vim.lsp.start" in readme_snippet()
+    from syncheck import __version__
+    assert f"rev: v{__version__}" in text  # the tag of this version (.pre-commit-hooks.yaml)
+    assert "- id: syncheck" in (ROOT / ".pre-commit-hooks.yaml").read_text()
+
+
+PRELUDE = r"""
 vim.cmd("filetype on")  -- a user's init runs before Neovim turns detection on; this script edits now
-vim.filetype.add({ extension = { cu = "cuda", cuh = "cuda" } })
 local out = assert(io.open(vim.env.SYNCHECK_OUT, "w"))
-vim.api.nvim_create_autocmd("FileType", {
-  pattern = "cuda",
-  callback = function()
-    vim.lsp.start({ name = "syncheck", cmd = { vim.env.SYNCHECK_PYTHON, "-m", "syncheck", "lsp" },
-                    root_dir = vim.fn.getcwd() })
-  end,
-})
+"""
+SCRIPT = r"""
 vim.cmd("edit " .. vim.env.SYNCHECK_FILE)
 local ok = vim.wait(120000, function() return #vim.diagnostic.get(0) > 0 end, 100)
 for _, d in ipairs(vim.diagnostic.get(0)) do
@@ -62,7 +73,11 @@ def test_neovim_shows_the_finding(tmp_path):
     kernel = tmp_path / "k.cu"
     kernel.write_text((ROOT / "fixtures" / "seeds" / "lecture_divergent_barrier.cu").read_text())
     init = tmp_path / "init.lua"
-    init.write_text(SCRIPT)
+    # the README's snippet, its "syncheck" command pointed at this environment's server
+    snippet = readme_snippet().replace('cmd = { "syncheck", "lsp" }',
+                                       'cmd = { vim.env.SYNCHECK_PYTHON, "-m", "syncheck", "lsp" }')
+    assert "SYNCHECK_PYTHON" in snippet
+    init.write_text(PRELUDE + snippet + SCRIPT)
     out = tmp_path / "out.txt"
     env = {"SYNCHECK_OUT": str(out), "SYNCHECK_FILE": str(kernel), "SYNCHECK_PYTHON": sys.executable,
            "PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
