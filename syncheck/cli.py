@@ -232,7 +232,7 @@ def _analyze(parser, args, out) -> int:
         sys.stderr.write("syncheck: error: no PATH given\n")
         return 2
     try:
-        groups = _groups(args, sources)
+        groups, walk_problems = _groups(args, sources)
     except SettingsError as e:
         raise _Usage(str(e)) from None
     from syncheck.header_choice import check_mode
@@ -246,6 +246,8 @@ def _analyze(parser, args, out) -> int:
         fixed_report, fix_output = _fixes(args, groups, sources, report)
         if not args.diff:
             report = fixed_report  # what is left after the files were fixed
+    report.problems.extend(walk_problems)
+    report.sort()
     from syncheck import baseline
     lines = baseline.LineSource(sources)
     try:
@@ -343,18 +345,14 @@ def _groups(args, sources):
     from syncheck.run_settings import resolve
     groups: dict[tuple, tuple] = {}
     order: list[tuple] = []
+    walk_problems = Report()  # what the folder walks refused (FIFOs, links out, unreadable)
     for path in args.paths:
         top = resolve(args, path, args.paths)
         cfg = top.config
         walk = WalkFilter(str(cfg.root) if cfg.root else os.path.abspath(
             path if os.path.isdir(path) else os.path.dirname(path) or "."),
             tuple(cfg.exclude) + tuple(cfg.extend_exclude))
-        probe = Report()
-        files = discover([path], probe, walk, frozenset(sources)) if os.path.isdir(path) else [path]
-        for problem in probe.problems:  # unreadable folders: reported by the analysis too
-            pass
-        if not files and not os.path.isdir(path):
-            files = [path]
+        files = discover([path], walk_problems, walk, frozenset(sources)) if os.path.isdir(path) else [path]
         for f in files:
             resolved = resolve(args, f, args.paths) if f != path else top
             key = (str(resolved.config.path), resolved.database)
@@ -362,7 +360,7 @@ def _groups(args, sources):
                 groups[key] = (resolved, [])
                 order.append(key)
             groups[key][1].append(f)
-    return [groups[k] for k in order]
+    return [groups[k] for k in order], walk_problems.problems
 
 
 def _merge(reports):
@@ -392,8 +390,9 @@ def _run(args, groups, sources):
         with Progress(console=Console(file=sys.stderr), transient=True) as progress:
             task = progress.add_task("syncheck", total=total)
             return _merge([analyze_paths(files, r.settings, progress=lambda _p: progress.advance(task),
-                                         sources=sources) for r, files in groups])
-    return _merge([analyze_paths(files, r.settings, sources=sources) for r, files in groups])
+                                         sources=sources, named=args.paths) for r, files in groups])
+    return _merge([analyze_paths(files, r.settings, sources=sources, named=args.paths)
+                   for r, files in groups])
 
 
 MAX_FIX_PASSES = 8
@@ -438,7 +437,8 @@ def _fixes(args, groups, sources, report):
             break
         merged = dict(sources)
         merged.update(current)
-        report = _merge([analyze_paths(files, r.settings, sources=merged) for r, files in groups])
+        report = _merge([analyze_paths(files, r.settings, sources=merged, named=args.paths)
+                         for r, files in groups])
     diff = "".join(F.unified_diff(p, originals[p], current[p]) for p in sorted(current)
                    if current[p] != originals[p])
     if args.fix and not args.diff:

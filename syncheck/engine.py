@@ -360,9 +360,11 @@ def project_findings(facts: list[FileFacts], settings: Settings) -> list[Finding
 
 
 def analyze_paths(paths: list[str], settings: Settings, progress=None, sources: dict[str, bytes] | None = None,
-                  excluded=None) -> Report:
+                  excluded=None, named: list[str] | None = None) -> Report:
     """Analyze files and folders. ``sources`` gives the text of paths that are not read from
-    disk (stdin, an editor's buffer); ``excluded`` filters folder walks (see discover)."""
+    disk (stdin, an editor's buffer); ``excluded`` filters folder walks (see discover);
+    ``named``: the paths the user named, when ``paths`` are the files found from them (a
+    file the user named is first-party wherever it lives)."""
     report = Report()
     sources = sources or {}
     files = discover(paths, report, excluded, frozenset(sources))
@@ -403,7 +405,7 @@ def analyze_paths(paths: list[str], settings: Settings, progress=None, sources: 
         facts.append(result.facts)
     findings.extend(project_findings(facts, settings))
     if not settings.report_headers:
-        findings = drop_third_party(findings, paths, settings)
+        findings = drop_third_party(findings, named if named is not None else paths, settings)
     report.findings = _filter(findings, files, settings, report, sources)
     report.allow_incomplete = settings.allow_incomplete
     report.sort()
