@@ -310,7 +310,7 @@ def _render(report, fmt: str, color: bool, target, lines) -> None:
         target.write(github.render(report))
     else:
         from syncheck.render import text
-        rendered = text.render(report, color=color)
+        rendered = text.render(report, color=color, sources=lines.sources)
         if color:
             from rich.console import Console
             Console(file=target, highlight=False, soft_wrap=True, force_terminal=True,

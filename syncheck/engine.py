@@ -493,6 +493,12 @@ def _filter(findings: list[Finding], files: list[str], settings: Settings, repor
     return kept
 
 
+def filter_findings(findings: list[Finding], files: list[str], settings: Settings, report: Report,
+                    sources: dict[str, bytes] | None = None) -> list[Finding]:
+    """What the CLI reports of ``findings`` (the language server applies the same filter)."""
+    return _filter(findings, files, settings, report, sources)
+
+
 def _ignored_for_file(f: Finding, settings: Settings) -> bool:
     if not settings.per_file_ignores:
         return False

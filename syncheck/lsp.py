@@ -37,7 +37,7 @@ from pygls.lsp.server import LanguageServer
 
 from syncheck import __version__
 from syncheck.diagnostics import FileProblem, Finding, Report
-from syncheck.engine import Settings, _filter, analyze_file, analyze_task, project_findings
+from syncheck.engine import Settings, analyze_file, analyze_task, filter_findings, project_findings
 from syncheck.results import FileResult
 from syncheck.rules_doc import doc_for
 from syncheck.workers import Limits, WorkerPool
@@ -91,7 +91,7 @@ def findings_for(path: str, text: str, settings: Settings, result: FileResult) -
     findings = result.findings + project_findings([result.facts], settings)
     report = Report()
     source = text.encode("utf-8", errors="surrogateescape")
-    kept = _filter(findings, [path], settings, report, {path: source})
+    kept = filter_findings(findings, [path], settings, report, {path: source})
     kept = [f for f in kept if os.path.abspath(f.path) == os.path.abspath(path)]
     return kept, list(result.problems) + report.problems
 
