@@ -185,7 +185,8 @@ def build_server(argv: list[str] | None = None) -> LanguageServer:
         return ls.workspace.text_documents.get(unquote(uri)) or ls.workspace.text_documents.get(uri)
 
     def settings_for(path: str) -> Settings | str:
-        from syncheck.run_settings import SettingsError, resolve
+        from syncheck.run_settings import SettingsError, forget_discoveries, resolve
+        forget_discoveries()  # a configuration saved since the last edit applies now
         try:
             settings = resolve(options, path).settings
         except SettingsError as e:

@@ -108,6 +108,13 @@ def load_database(path: str | None):
         raise SettingsError(str(e)) from None
 
 
+def forget_discoveries() -> None:
+    """Look for configuration files and compile databases afresh (the language server calls
+    this before each analysis: the user may have added or edited one meanwhile)."""
+    _config_near.cache_clear()
+    _database_near.cache_clear()
+
+
 def resolve(options, path: str, project_paths: list[str] | None = None) -> Resolved:
     """The Settings for analyzing ``path`` with ``options`` (an argparse namespace of the
     CLI's parser: the language server passes its defaults)."""

@@ -152,6 +152,12 @@ def test_lsp_uses_each_documents_configuration_and_compile_database(tmp_path):
             out["nodb"] = await _for(published, nodb / "k.cu")
             _open(client, bad / "k.cu", BUGGY)
             out["bad"] = await _for(published, bad / "k.cu")
+            # the configuration fixed while the document is open: the next edit uses it
+            (bad / ".syncheck.toml").write_text('select = ["SYN2"]\n')
+            client.text_document_did_change(types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=(bad / "k.cu").as_uri(), version=2),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=BUGGY + "\n")]))
+            out["fixed config"] = await _for(published, bad / "k.cu", 2)
             return out
         finally:
             await _close(client)
@@ -164,6 +170,7 @@ def test_lsp_uses_each_documents_configuration_and_compile_database(tmp_path):
     assert skipped.range.start.line == 1 and skipped.severity == types.DiagnosticSeverity.Error
     (config_error,) = out["bad"].diagnostics
     assert ".syncheck.toml:1:" in config_error.message and "unknown rule 'SYN9'" in config_error.message
+    assert list(out["fixed config"].diagnostics) == []  # SYN2 only: the barrier is not reported
 
 
 def test_lsp_hover_shows_the_rule_document_and_fix_actions_edit_the_buffer(tmp_path):
