@@ -1,3 +1,3 @@
 """syncheck: a static analyzer for CUDA synchronization bugs."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

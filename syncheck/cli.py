@@ -8,14 +8,10 @@ import sys
 
 from syncheck import __version__
 from syncheck.checks.registry import ALL_CHECKS
-from syncheck.engine import Settings, analyze_paths
-from syncheck.cache import default_cache_dir
-from syncheck.frontend.parse import ParseOptions
-from syncheck.include_policy import IncludePolicy, is_under, project_roots
+from syncheck.engine import analyze_paths
+from syncheck.include_policy import is_under, project_roots
 from syncheck.rules_doc import all_docs, doc_for
-from syncheck.workers import Limits
-
-DEFAULT_LIMITS = Limits()
+from syncheck.run_settings import DEFAULT_LIMITS
 
 
 def _codes(value: str) -> tuple[str, ...]:
@@ -57,9 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
                "analyzed (unless --allow-incomplete), or a usage error.")
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (.cu, .cuh)")
     p.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
-    p.add_argument("--select", type=_codes, default=(), metavar="CODES",
-                   help="only these rules (codes, prefixes such as SYN1, or names)")
-    p.add_argument("--ignore", type=_codes, default=(), metavar="CODES", help="skip these rules")
+    p.add_argument("--select", type=_codes, action="append", default=[], metavar="CODES",
+                   help="only these rules (codes, prefixes such as SYN1, or names); repeatable")
+    p.add_argument("--ignore", type=_codes, action="append", default=[], metavar="CODES",
+                   help="skip these rules; repeatable")
     p.add_argument("--list-rules", action="store_true", help="list the rules and exit")
     p.add_argument("--explain", metavar="CODE", help="show a rule's documentation and exit")
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
@@ -67,10 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--arch", default="sm_90", help="target GPU arch (default sm_90)")
     p.add_argument("--compile-commands", metavar="FILE",
                    help="compile_commands.json to take include paths and defines from")
+    p.add_argument("-p", dest="build_path", metavar="DIR",
+                   help="build folder holding compile_commands.json (default: the nearest one "
+                        "in each file's folders upwards, or in their build/ folder)")
     p.add_argument("--block-dim", type=_block_dim, metavar="X[,Y[,Z]]",
                    help="block shape to assume for every kernel (default: blockDim.x a multiple of 32)")
     p.add_argument("--config", metavar="FILE", help="a .syncheck.toml or pyproject.toml to use "
-                   "(default: the nearest one from the current directory up)")
+                   "(default: the nearest one from each analyzed file's folder up)")
     p.add_argument("--isolated", action="store_true", help="ignore configuration files")
     p.add_argument("-j", "--jobs", type=int, metavar="N", help="analyze N files in parallel")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
@@ -95,8 +95,30 @@ def build_parser() -> argparse.ArgumentParser:
                         "default)")
     p.add_argument("--report-unused-suppressions", action="store_true",
                    help="report suppression comments that silence nothing (SYN001)")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour the text output: auto (on a terminal, unless NO_COLOR), always "
+                        "(also in pipes), never")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--stdin-filename", metavar="NAME",
+                   help="with PATH '-': the name of the source read from stdin (configuration and "
+                        "compile database are found from it)")
+    p.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE")
+    p.add_argument("--exit-zero", action="store_true",
+                   help="exit 0 even with findings (2 still means something could not be analyzed)")
+    p.add_argument("--fail-on", choices=("error", "warning", "note"), default="note",
+                   help="the lowest severity whose findings make the exit status 1 (default note: any)")
+    p.add_argument("--statistics", action="store_true", help="print the number of findings per rule")
+    p.add_argument("--write-baseline", metavar="FILE",
+                   help="record the current findings in FILE (keyed by rule, file and code text)")
+    p.add_argument("--baseline", metavar="FILE", help="report only findings that FILE does not hold")
+    p.add_argument("--prune-baseline", action="store_true",
+                   help="with --baseline: rewrite FILE without the entries that no longer occur")
+    p.add_argument("--fix", action="store_true", help="apply the safe fixes to the files")
+    p.add_argument("--unsafe-fixes", action="store_true",
+                   help="with --fix or --diff: also apply the unsafe fixes (they add or move "
+                        "synchronization)")
+    p.add_argument("--diff", action="store_true",
+                   help="print the fixes as a unified diff instead of applying them (writes nothing)")
     p.add_argument("--version", action="version", version=f"syncheck {__version__}")
     return p
 
@@ -136,6 +158,24 @@ def gpu_main(argv: list[str]) -> int:
     return run_gpu(args)
 
 
+class _Usage(Exception):
+    """A usage error: one line on stderr, exit status 2."""
+
+
+def parse_options(argv: list[str]):
+    """The CLI's options (the language server takes its defaults from here too)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    args.select = tuple(c for group in args.select for c in group)
+    args.ignore = tuple(c for group in args.ignore for c in group)
+    from syncheck.checks.registry import is_known_selector, unknown_rule_message
+    for flag, codes in (("--select", args.select), ("--ignore", args.ignore)):
+        for code in codes:
+            if not is_known_selector(code):
+                raise _Usage(f"{flag}: {unknown_rule_message(code)}")
+    return parser, args
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["gpu"]:
@@ -143,11 +183,13 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["lsp"]:
         from syncheck.lsp import main as lsp_main
         return lsp_main(argv[1:])
-    parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        parser, args = parse_options(argv)
     except SystemExit as e:
         return 0 if e.code == 0 else 2
+    except _Usage as e:
+        _complain("error", str(e))
+        return 2
     out = sys.stdout
     if args.list_rules:
         out.write(_list_rules())
@@ -156,13 +198,34 @@ def main(argv: list[str] | None = None) -> int:
         text, code = _explain(args.explain)
         (out if code == 0 else sys.stderr).write(text)
         return code
+    try:
+        return _analyze(parser, args, out)
+    except _Usage as e:
+        _complain("error", str(e))
+        return 2
+
+
+def _analyze(parser, args, out) -> int:
     from syncheck.compile_database import CompileDatabaseError, load_compile_database
+    from syncheck.run_settings import SettingsError
+    if args.prune_baseline and not args.baseline:
+        raise _Usage("--prune-baseline needs --baseline FILE")
+    if args.unsafe_fixes and not (args.fix or args.diff):
+        raise _Usage("--unsafe-fixes needs --fix or --diff")
+    sources: dict[str, bytes] = {}
+    if "-" in args.paths:
+        if args.fix:
+            raise _Usage("--fix cannot write back to stdin: use --diff")
+        name = args.stdin_filename or "stdin.cu"
+        sources[name] = sys.stdin.buffer.read()
+        args.paths = [name if p == "-" else p for p in args.paths]
+    elif args.stdin_filename:
+        raise _Usage("--stdin-filename needs PATH '-'")
     if not args.paths and args.compile_commands:
         try:
             listed = sorted(load_compile_database(args.compile_commands).entries)
         except CompileDatabaseError as e:
-            _complain("error", f"{e}")
-            return 2
+            raise _Usage(str(e)) from None
         # A generated database may list any path: analyze only the project's files.
         roots = project_roots([os.path.dirname(os.path.abspath(args.compile_commands))])
         args.paths = [p for p in listed if any(is_under(os.path.realpath(p), r) for r in roots)]
@@ -173,77 +236,103 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         sys.stderr.write("syncheck: error: no PATH given\n")
         return 2
-    db = None
     try:
-        if args.compile_commands:
-            db = load_compile_database(args.compile_commands)
-        else:
-            for path in args.paths:
-                candidate = os.path.join(path if os.path.isdir(path) else os.path.dirname(path) or ".",
-                                         "compile_commands.json")
-                if os.path.lexists(candidate):
-                    db = load_compile_database(candidate)
-                    break
-    except CompileDatabaseError as e:
-        _complain("error", f"{e}")
-        return 2
-    from pathlib import Path
-
-    from syncheck.config import ConfigError, FileConfig, load, load_file
-    try:
-        cfg = FileConfig() if args.isolated else (
-            load_file(Path(args.config)) if args.config else load(Path.cwd()))
-    except ConfigError as e:
-        _complain("error", f"{e}")
-        return 2
-    settings = Settings(
-        select=args.select or cfg.select, ignore=tuple(args.ignore) + tuple(cfg.ignore),
-        parse=ParseOptions(include_dirs=tuple(os.path.abspath(i) for i in args.include) + cfg.include,
-                           defines=tuple(args.define) + cfg.defines,
-                           arch=args.arch if args.arch != "sm_90" or not cfg.arch else cfg.arch),
-        compile_db=db, block_dim=args.block_dim or cfg.block_dim,
-        per_file_ignores=cfg.per_file_ignores,
-        config_root=str(cfg.root) if cfg.root else None,
-        report_unused_suppressions=args.report_unused_suppressions or cfg.report_unused_suppressions,
-        jobs=max(1, args.jobs or cfg.jobs or 1),
-        cache_dir=None if args.no_cache else (args.cache_dir or default_cache_dir(
-            str(cfg.root) if cfg.root else os.getcwd())),
-        timeout=_limit(args.timeout, cfg.timeout, DEFAULT_LIMITS.wall_seconds),
-        memory_limit_mb=_limit(args.memory_limit, cfg.memory_limit, DEFAULT_LIMITS.memory_mb),
-        # Includes may come from the project, the -I folders given here and system headers;
-        # never from folders that the analyzed repository's own configuration names.
-        include_policy=IncludePolicy.for_run(
-            project_roots(args.paths, str(cfg.root) if cfg.root else None),
-            tuple(os.path.abspath(i) for i in args.include)))
-    settings.cuda_headers = args.cuda_headers or cfg.cuda_headers or "auto"
-    settings.allow_incomplete = args.allow_incomplete or cfg.allow_incomplete
-    settings.report_headers = args.report_headers or cfg.report_headers
+        groups, walk_problems = _groups(args, sources)
+    except SettingsError as e:
+        raise _Usage(str(e)) from None
     from syncheck.header_choice import check_mode
-    problem = check_mode(settings.cuda_headers)
-    if problem is not None:
-        _complain("error", f"{problem}")
-        return 2
-    color = args.color == "always" or (args.color == "auto" and out.isatty()
-                                       and os.environ.get("NO_COLOR") is None)
-    report = _run(args, settings)
-    if args.format == "json":
+    for resolved, _ in groups:
+        problem = check_mode(resolved.settings.cuda_headers)
+        if problem is not None:
+            raise _Usage(problem)
+    report = _run(args, groups, sources)
+    fix_output = None
+    if args.fix or args.diff:
+        fixed_report, fix_output = _fixes(args, groups, sources, report)
+        if not args.diff:
+            report = fixed_report  # what is left after the files were fixed
+    report.problems.extend(walk_problems)
+    report.sort()
+    from syncheck import baseline
+    lines = baseline.LineSource(sources)
+    try:
+        if args.write_baseline:
+            n = baseline.write(args.write_baseline, report.findings, lines)
+            _complain("note", f"wrote {n} finding{'s' if n != 1 else ''} to {args.write_baseline}")
+        if args.baseline:
+            if args.prune_baseline:
+                kept, dropped = baseline.prune(args.baseline, report.findings, lines)
+                _complain("note", f"{args.baseline}: kept {kept} entries, dropped {dropped}")
+            report.findings, _ = baseline.split(report.findings, args.baseline, lines)
+    except baseline.BaselineError as e:
+        raise _Usage(str(e)) from None
+    except OSError as e:
+        raise _Usage(f"{e.filename}: {e.strerror}") from None
+    target = out
+    if args.output_file:
+        try:
+            target = open(args.output_file, "w", encoding="utf-8")
+        except OSError as e:
+            raise _Usage(f"{args.output_file}: cannot write: {e.strerror}") from None
+    try:
+        color = args.color == "always" or (args.color == "auto" and target.isatty()
+                                           and os.environ.get("NO_COLOR") is None)
+        if fix_output is not None and args.diff:
+            target.write(fix_output)
+        elif args.statistics:
+            target.write(_statistics(report, args.format))
+        else:
+            _render(report, args.format, color, target, lines)
+    finally:
+        if target is not out:
+            target.close()
+    return _exit_status(report, args)
+
+
+_RANK = {"info": 0, "note": 0, "warning": 1, "error": 2}
+
+
+def _exit_status(report, args) -> int:
+    code = report.exit_code()
+    if code != 1:
+        return code
+    if args.exit_zero:
+        return 0
+    threshold = _RANK[args.fail_on]
+    counted = [f for f in report.findings if f.code != "SYN002" and _RANK[f.severity.value] >= threshold]
+    return 1 if counted else 0
+
+
+def _render(report, fmt: str, color: bool, target, lines) -> None:
+    if fmt == "json":
         from syncheck.render import json_out
-        out.write(json_out.render(report))
-    elif args.format == "sarif":
+        target.write(json_out.render(report))
+    elif fmt == "sarif":
         from syncheck.render import sarif
-        out.write(sarif.render(report))
-    elif args.format == "github":
+        target.write(sarif.render(report, lines=lines))
+    elif fmt == "github":
         from syncheck.render import github
-        out.write(github.render(report))
+        target.write(github.render(report))
     else:
         from syncheck.render import text
-        rendered = text.render(report, color=color)
+        rendered = text.render(report, color=color, sources=lines.sources)
         if color:
             from rich.console import Console
-            Console(file=out, highlight=False, soft_wrap=True).print(rendered, end="")
+            Console(file=target, highlight=False, soft_wrap=True, force_terminal=True,
+                    color_system="standard").print(rendered, end="")
         else:
-            out.write(rendered)
-    return report.exit_code()
+            target.write(rendered)
+
+
+def _statistics(report, fmt: str) -> str:
+    from collections import Counter
+    counts = Counter((f.code, f.rule) for f in report.findings)
+    rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    if fmt == "json":
+        import json
+        return json.dumps({"statistics": [{"code": c, "rule": r, "count": n} for (c, r), n in rows]},
+                          indent=2) + "\n"
+    return "".join(f"{n:>6}  {c}  {r}\n" for (c, r), n in rows)
 
 
 def _complain(level: str, message: str) -> None:
@@ -253,21 +342,114 @@ def _complain(level: str, message: str) -> None:
     sys.stderr.write(f"syncheck: {level}: {printable(message)}\n")
 
 
-def _limit(flag, configured, default):
-    """The command line over the configuration over the default; 0 means no limit."""
-    value = flag if flag is not None else configured if configured is not None else default
-    return value or None
-
-
-def _run(args, settings: Settings):
+def _groups(args, sources):
+    """[(Resolved settings, files)]: the files to analyze grouped by the configuration and
+    compile database found for each (from the file's folder upwards)."""
     from syncheck.engine import Report, discover
-    show_progress = not args.no_progress and sys.stderr.isatty()
+    from syncheck.ignore_files import WalkFilter
+    from syncheck.run_settings import resolve
+    groups: dict[tuple, tuple] = {}
+    order: list[tuple] = []
+    walk_problems = Report()  # what the folder walks refused (FIFOs, links out, unreadable)
+    for path in args.paths:
+        top = resolve(args, path, args.paths)
+        cfg = top.config
+        walk = WalkFilter(str(cfg.root) if cfg.root else os.path.abspath(
+            path if os.path.isdir(path) else os.path.dirname(path) or "."),
+            tuple(cfg.exclude) + tuple(cfg.extend_exclude))
+        files = discover([path], walk_problems, walk, frozenset(sources)) if os.path.isdir(path) else [path]
+        for f in files:
+            resolved = resolve(args, f, args.paths) if f != path else top
+            key = (str(resolved.config.path), resolved.database)
+            if key not in groups:
+                groups[key] = (resolved, [])
+                order.append(key)
+            groups[key][1].append(f)
+    return [groups[k] for k in order], walk_problems.problems
+
+
+def _merge(reports):
+    from syncheck.engine import Report
+    total = Report()
+    for r in reports:
+        total.findings.extend(r.findings)
+        total.problems.extend(r.problems)
+        total.files += r.files
+        c = r.coverage
+        total.coverage.found += c.found
+        total.coverage.analyzed += c.analyzed
+        total.coverage.files_model += c.files_model
+        total.coverage.files_real += c.files_real
+        total.coverage.unanalyzed.extend(c.unanalyzed)
+        total.allow_incomplete = total.allow_incomplete or r.allow_incomplete
+    total.sort()
+    return total
+
+
+def _run(args, groups, sources):
+    total = sum(len(files) for _, files in groups)
+    show_progress = not args.no_progress and sys.stderr.isatty() and total >= 8
     if show_progress:
-        probe = discover(args.paths, Report())
-        if len(probe) >= 8:
-            from rich.progress import Progress
-            with Progress(transient=True) as progress:
-                task = progress.add_task("syncheck", total=len(probe))
-                return analyze_paths(args.paths, settings,
-                                     progress=lambda _p: progress.advance(task))
-    return analyze_paths(args.paths, settings)
+        from rich.console import Console
+        from rich.progress import Progress
+        with Progress(console=Console(file=sys.stderr), transient=True) as progress:
+            task = progress.add_task("syncheck", total=total)
+            return _merge([analyze_paths(files, r.settings, progress=lambda _p: progress.advance(task),
+                                         sources=sources, named=args.paths) for r, files in groups])
+    return _merge([analyze_paths(files, r.settings, sources=sources, named=args.paths)
+                   for r, files in groups])
+
+
+MAX_FIX_PASSES = 8
+
+
+def _this_pass(findings, unsafe: bool):
+    """The fixes to apply in one pass. A fix to a divergent barrier (SYN1xx) changes which
+    accesses race: in a function that has one, only those are applied in this pass, and the
+    re-analysis decides whether the others are still needed."""
+    from syncheck import fixes as F
+    chosen = [f for f in findings if f.fix is not None and f.fix in F.chosen_fixes([f], unsafe)]
+    barrier_first = {(f.path, f.function) for f in chosen if f.code.startswith("SYN1")}
+    return [f.fix for f in chosen
+            if f.code.startswith("SYN1") or (f.path, f.function) not in barrier_first]
+
+
+def _fixes(args, groups, sources, report):
+    """Apply the chosen fixes in memory, re-analyzing until nothing more applies (a fix may
+    make another finding's fix moot); write the files with --fix, or return the diff."""
+    from syncheck import fixes as F
+    from syncheck.engine import read_source, InputError
+    originals: dict[str, bytes] = {}
+    current: dict[str, bytes] = {}
+    for _ in range(MAX_FIX_PASSES):
+        chosen = _this_pass(report.findings, args.unsafe_fixes)
+        changed = False
+        by_path: dict[str, list] = {}
+        for fix in chosen:
+            by_path.setdefault(fix.edits[0].path, []).append(fix)
+        for path, fixes in sorted(by_path.items()):
+            if path not in current:
+                try:
+                    current[path] = sources[path] if path in sources else read_source(path)
+                except InputError:
+                    continue
+                originals[path] = current[path]
+            new, applied = F.apply_to_source(current[path], path, fixes)
+            if applied and new != current[path]:
+                current[path] = new
+                changed = True
+        if not changed:
+            break
+        merged = dict(sources)
+        merged.update(current)
+        report = _merge([analyze_paths(files, r.settings, sources=merged, named=args.paths)
+                         for r, files in groups])
+    diff = "".join(F.unified_diff(p, originals[p], current[p]) for p in sorted(current)
+                   if current[p] != originals[p])
+    if args.fix and not args.diff:
+        for path in sorted(current):
+            if current[path] != originals[path]:
+                F.write_fixed(path, current[path])
+        n = sum(1 for p in current if current[p] != originals[p])
+        _complain("note", f"fixed {n} file{'s' if n != 1 else ''}")
+    return report, diff

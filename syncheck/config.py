@@ -27,6 +27,7 @@ Every value is checked: a malformed file is one error line naming the file and t
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +40,7 @@ MAX_TIMEOUT = 3600
 MIN_MEMORY_MIB, MAX_MEMORY_MIB = 256, 65536
 
 KEYS = {"select", "ignore", "per-file-ignores", "include", "defines", "block-dim", "arch",
-        "report-unused-suppressions", "jobs", "exclude", "timeout", "memory-limit",
+        "report-unused-suppressions", "jobs", "exclude", "extend-exclude", "timeout", "memory-limit",
         "cuda-headers", "allow-incomplete", "report-headers"}
 
 
@@ -60,7 +61,8 @@ class FileConfig:
     arch: str | None = None
     report_unused_suppressions: bool = False
     jobs: int | None = None
-    exclude: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()      # globs (relative to this file's folder) folder walks skip
+    extend_exclude: tuple[str, ...] = ()
     timeout: float | None = None       # None: not set here
     memory_limit: int | None = None    # None: not set here
     cuda_headers: str | None = None    # None: not set here
@@ -90,10 +92,20 @@ def _read(path: Path) -> dict:
     try:
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as e:
-        raise ConfigError(f"{path}: not valid UTF-8 (byte 0x{data[e.start]:02x} at offset "
+        line = data[:e.start].count(b"\n") + 1
+        raise ConfigError(f"{path}:{line}: not valid UTF-8 (byte 0x{data[e.start]:02x} at offset "
                           f"{e.start})") from None
     except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: invalid TOML: {_one_line(str(e))}") from None
+        text = _one_line(str(e))
+        m = re.search(r"\s*\(at line (\d+), column (\d+)\)", text)
+        if m:
+            raise ConfigError(f"{path}:{m.group(1)}:{m.group(2)}: invalid TOML: "
+                              f"{text[:m.start()] + text[m.end():]}") from None
+        m = re.search(r"\s*\(at end of document\)", text)
+        if m:
+            line = data.decode("utf-8").count("\n") + 1
+            raise ConfigError(f"{path}:{line}: invalid TOML: {text[:m.start()]} (at end of document)") from None
+        raise ConfigError(f"{path}: invalid TOML: {text}") from None
     except RecursionError:
         raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
 
@@ -130,8 +142,12 @@ def _tool_table(path: Path, data: dict) -> dict | None:
 def _build(path: Path, data: dict) -> FileConfig:
     unknown = set(data) - KEYS
     if unknown:
-        raise ConfigError(f"{path}: unknown syncheck setting(s): "
-                          f"{', '.join(_shown(k) if not k.isprintable() else k for k in sorted(unknown))}")
+        first = sorted(unknown)[0]
+        import difflib
+        close = difflib.get_close_matches(first, sorted(KEYS), n=1)
+        raise _fail(path, first, f"unknown syncheck setting(s): "
+                                 f"{', '.join(_shown(k) if not k.isprintable() else k for k in sorted(unknown))}"
+                                 + (f"; did you mean '{close[0]}'?" if close and len(unknown) == 1 else ""))
     root = path.parent
 
     def strings(key):
@@ -139,43 +155,52 @@ def _build(path: Path, data: dict) -> FileConfig:
         if isinstance(value, str):
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{path}: '{key}' must be a list of strings")
+            raise _fail(path, key, f"'{key}' must be a list of strings")
         return tuple(value)
 
+    from syncheck.checks.registry import is_known_selector, unknown_rule_message
+    for key in ("select", "ignore"):
+        for entry in strings(key):
+            if not is_known_selector(entry):
+                raise _fail(path, key, f"'{key}': {unknown_rule_message(entry)}")
     block = data.get("block-dim")
     if block is not None:
         if type(block) is int:
             block = [block]
         if not isinstance(block, list) or not 1 <= len(block) <= 3 or \
                 not all(type(b) is int and b > 0 for b in block):
-            raise ConfigError(f"{path}: 'block-dim' must be 1 to 3 positive integers")
+            raise _fail(path, "block-dim", f"'block-dim' must be 1 to 3 positive integers")
         block = tuple(block + [1] * (3 - len(block)))
     pfi = data.get("per-file-ignores", {})
     if not isinstance(pfi, dict) or not all(
             isinstance(v, list) and all(isinstance(c, str) for c in v) for v in pfi.values()):
-        raise ConfigError(f"{path}: 'per-file-ignores' must be a table of glob = [codes]")
+        raise _fail(path, "per-file-ignores", f"'per-file-ignores' must be a table of glob = [codes]")
+    for glob, codes in pfi.items():
+        for entry in codes:
+            if not is_known_selector(entry):
+                raise _fail(path, glob, f"'per-file-ignores': {unknown_rule_message(entry)}")
     arch = data.get("arch")
     if arch is not None and (not isinstance(arch, str) or not arch.strip()):
-        raise ConfigError(f"{path}: 'arch' must be a string such as \"sm_90\"")
+        raise _fail(path, "arch", f"'arch' must be a string such as \"sm_90\"")
     report_unused = data.get("report-unused-suppressions", False)
     if not isinstance(report_unused, bool):
-        raise ConfigError(f"{path}: 'report-unused-suppressions' must be true or false")
+        raise _fail(path, "report-unused-suppressions", f"'report-unused-suppressions' must be true or false")
     jobs = data.get("jobs")
     if jobs is not None and (type(jobs) is not int or jobs < 1):
-        raise ConfigError(f"{path}: 'jobs' must be a positive integer, not {_shown(jobs)}")
+        raise _fail(path, "jobs", f"'jobs' must be a positive integer, not {_shown(jobs)}")
     timeout = data.get("timeout")
     if timeout is not None and (type(timeout) not in (int, float) or not 0 < timeout <= MAX_TIMEOUT):
-        raise ConfigError(f"{path}: 'timeout' must be a number of seconds above 0 and at most "
+        raise _fail(path, "timeout", f"'timeout' must be a number of seconds above 0 and at most "
                           f"{MAX_TIMEOUT} (0, no limit, only on the command line), not {_shown(timeout)}")
     memory = data.get("memory-limit")
     if memory is not None and (type(memory) is not int or not MIN_MEMORY_MIB <= memory <= MAX_MEMORY_MIB):
-        raise ConfigError(f"{path}: 'memory-limit' must be a whole number of MiB from {MIN_MEMORY_MIB} "
+        raise _fail(path, "memory-limit", f"'memory-limit' must be a whole number of MiB from {MIN_MEMORY_MIB} "
                           f"to {MAX_MEMORY_MIB} (0, no limit, only on the command line), "
                           f"not {_shown(memory)}")
     cuda_headers = data.get("cuda-headers")
     if cuda_headers is not None:
         if not isinstance(cuda_headers, str) or not cuda_headers.strip():
-            raise ConfigError(f"{path}: 'cuda-headers' must be \"model\", \"real\", \"auto\" or a "
+            raise _fail(path, "cuda-headers", f"'cuda-headers' must be \"model\", \"real\", \"auto\" or a "
                               f"CUDA root path, not {_shown(cuda_headers)}")
         if cuda_headers not in ("model", "real", "auto"):
             cuda_headers = str((root / cuda_headers).resolve())
@@ -183,18 +208,18 @@ def _build(path: Path, data: dict) -> FileConfig:
     for key in ("allow-incomplete", "report-headers"):
         flags[key] = data.get(key, False)
         if not isinstance(flags[key], bool):
-            raise ConfigError(f"{path}: '{key}' must be true or false")
+            raise _fail(path, key, f"'{key}' must be true or false")
     try:
         include = tuple(str((root / p).resolve()) for p in strings("include"))
     except (OSError, RuntimeError, ValueError) as e:
-        raise ConfigError(f"{path}: 'include': {e}") from None
+        raise _fail(path, "include", f"'include': {e}") from None
     return FileConfig(
         root=root, path=path, select=strings("select"), ignore=strings("ignore"),
         per_file_ignores={k: tuple(v) for k, v in pfi.items()},
         include=include,
         defines=strings("defines"), block_dim=block, arch=arch,
         report_unused_suppressions=report_unused,
-        jobs=jobs, exclude=strings("exclude"), timeout=None if timeout is None else float(timeout),
+        jobs=jobs, exclude=strings("exclude"), extend_exclude=strings("extend-exclude"), timeout=None if timeout is None else float(timeout),
         memory_limit=memory, cuda_headers=cuda_headers,
         allow_incomplete=flags["allow-incomplete"], report_headers=flags["report-headers"])
 
@@ -203,3 +228,29 @@ def _shown(value) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
+
+
+def _fail(path: Path, key: str, message: str) -> ConfigError:
+    """One line: '<file>:<line>: <message>', the line being where ``key`` is set."""
+    line = key_line(path, key)
+    return ConfigError(f"{path}:{line}: {message}" if line else f"{path}: {message}")
+
+
+def key_line(path: Path, key: str) -> int | None:
+    """The line that sets ``key`` (in [tool.syncheck] for a pyproject.toml), or None."""
+    try:
+        text = read_regular_file(str(path), MAX_CONFIG_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    in_table = path.name != "pyproject.toml"
+    pattern = re.compile(r'^\s*(?:["\']?)' + re.escape(key) + r'(?:["\']?)\s*=')
+    inline = re.compile(r'[{,]\s*(?:["\']?)' + re.escape(key) + r'(?:["\']?)\s*=')
+    for i, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_table = path.name != "pyproject.toml" or stripped.replace(" ", "") in (
+                "[tool.syncheck]",) or stripped.replace(" ", "").startswith("[tool.syncheck.")
+            continue
+        if in_table and (pattern.search(line) or inline.search(line)):
+            return i
+    return None

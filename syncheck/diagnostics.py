@@ -20,6 +20,39 @@ class Note:
     message: str
 
 
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text from (line, column) to (end_line, end_column) of ``path`` by
+    ``replacement``. Lines and columns are 1-based, columns count bytes (as clang's do); an
+    insertion has an empty range."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    replacement: str
+
+
+SAFE = "safe"      # cannot change the behaviour of correct code: applied by --fix
+UNSAFE = "unsafe"  # adds synchronization or moves code: applied only with --unsafe-fixes
+
+
+@dataclass
+class Fix:
+    """A change that resolves a finding, produced by the rule that reports it (ruff's model:
+    every output format shows the same Fix; only --fix applies it, unsafe ones only with
+    --unsafe-fixes)."""
+
+    message: str
+    safety: str
+    edits: list[Edit] = field(default_factory=list)
+
+    @property
+    def safe(self) -> bool:
+        return self.safety == SAFE
+
+
 @dataclass
 class Finding:
     code: str
@@ -33,6 +66,7 @@ class Finding:
     message: str
     function: str
     notes: list[Note] = field(default_factory=list)
+    fix: Fix | None = None
 
     def sort_key(self):
         return (self.path, self.line, self.column, self.code, self.message)

@@ -62,6 +62,7 @@ class Settings:
     cuda_headers: str = "auto"  # model | real | auto | a CUDA root (see header_choice.py)
     allow_incomplete: bool = False  # unanalyzed device functions (SYN002) do not make exit status 2
     report_headers: bool = False  # keep findings inside system and third-party headers
+    reuse_parse: bool = False  # keep translation units and reparse them (language server)
 
     def limits(self) -> Limits:
         return Limits(wall_seconds=self.timeout, memory_mb=self.memory_limit_mb)
@@ -98,19 +99,29 @@ class InputError(Exception):
     """A file that cannot be analyzed; the message is shown to the user."""
 
 
-def discover(paths: list[str], report: Report) -> list[str]:
-    """Files to analyze: named files as they are, folders searched for CUDA sources."""
+def discover(paths: list[str], report: Report, excluded=None, given: frozenset[str] = frozenset()) -> list[str]:
+    """Files to analyze: named files as they are, folders searched for CUDA sources.
+    ``excluded(path, is_dir)`` says which paths a folder walk skips (configured excludes,
+    .gitignore); ``given`` are paths whose text comes from elsewhere (stdin)."""
     files: list[str] = []
     seen: set[str] = set()
     for path in paths:
-        if os.path.isdir(path):
+        if path in given:
+            if path not in seen:
+                seen.add(path)
+                files.append(path)
+        elif os.path.isdir(path):
             roots = project_roots([path])
             for root, dirs, names in os.walk(path, onerror=lambda e: report.problems.append(
                     FileProblem(e.filename or path, f"cannot read directory: {e.strerror}"))):
                 dirs.sort()
+                if excluded is not None:
+                    dirs[:] = [d for d in dirs if not excluded(os.path.join(root, d), True)]
                 for name in sorted(names):
                     full = os.path.join(root, name)
                     if not name.endswith(CUDA_SUFFIXES + HOST_SUFFIXES + PYTHON_SUFFIXES):
+                        continue
+                    if excluded is not None and excluded(full, False):
                         continue
                     kind = _special_file_kind(full)
                     if kind is not None:  # a FIFO would block the run, a device never ends
@@ -174,6 +185,13 @@ def read_source(path: str) -> bytes:
         raise InputError(str(e)) from None
     except OSError as e:
         raise InputError(f"cannot read file: {e.strerror or e}") from None
+    return check_source(data)
+
+
+def check_source(data: bytes) -> bytes:
+    """Source text from anywhere (a file, stdin): not empty, not binary, UTF-8."""
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"too large ({len(data)} bytes; the limit is {MAX_FILE_BYTES})")
     if not data.strip():
         raise InputError("file is empty")
     if b"\x00" in data:
@@ -256,7 +274,8 @@ def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileRes
         if db_options is not None:
             options = options.merged(db_options)
     try:
-        parsed, program, real_available = parse_and_build(path, source, options, settings.cuda_headers)
+        parsed, program, real_available = parse_and_build(path, source, options, settings.cuda_headers,
+                                                          settings.reuse_parse)
     except (HeadersUnavailable, ParseFailure) as e:  # report, do not crash the run
         return FileResult(problems=[FileProblem(path, f"could not be parsed: {e}")])
     findings_unanalyzed: list[Finding] = []
@@ -340,16 +359,22 @@ def project_findings(facts: list[FileFacts], settings: Settings) -> list[Finding
     return out
 
 
-def analyze_paths(paths: list[str], settings: Settings, progress=None) -> Report:
+def analyze_paths(paths: list[str], settings: Settings, progress=None, sources: dict[str, bytes] | None = None,
+                  excluded=None, named: list[str] | None = None) -> Report:
+    """Analyze files and folders. ``sources`` gives the text of paths that are not read from
+    disk (stdin, an editor's buffer); ``excluded`` filters folder walks (see discover);
+    ``named``: the paths the user named, when ``paths`` are the files found from them (a
+    file the user named is first-party wherever it lives)."""
     report = Report()
-    files = discover(paths, report)
+    sources = sources or {}
+    files = discover(paths, report, excluded, frozenset(sources))
     report.files = len(files)
     cache = Cache(settings.cache_dir, settings.cache_key()) if settings.cache_dir else None
     results: dict[str, FileResult] = {}
     pending: list[tuple[str, bytes | None, str | None]] = []
     for path in files:
         try:
-            source = read_source(path)
+            source = check_source(sources[path]) if path in sources else read_source(path)
         except InputError as e:
             results[path] = FileResult(problems=[FileProblem(path, str(e))])
             if progress is not None:
@@ -380,8 +405,8 @@ def analyze_paths(paths: list[str], settings: Settings, progress=None) -> Report
         facts.append(result.facts)
     findings.extend(project_findings(facts, settings))
     if not settings.report_headers:
-        findings = drop_third_party(findings, paths, settings)
-    report.findings = _filter(findings, files, settings, report)
+        findings = drop_third_party(findings, named if named is not None else paths, settings)
+    report.findings = _filter(findings, files, settings, report, sources)
     report.allow_incomplete = settings.allow_incomplete
     report.sort()
     return report
@@ -415,6 +440,13 @@ def analyze_in_worker(path: str, source: bytes, settings: Settings) -> FileResul
     return analyze_file(path, settings, source)
 
 
+def analyze_task(path: str, task: tuple[bytes, Settings]) -> FileResult:
+    """A worker task that carries its own settings (the language server: each document has
+    the settings its configuration gives it)."""
+    source, settings = task
+    return analyze_file(path, settings, source)
+
+
 def _prepare_for_workers(settings: Settings) -> None:
     """Work every worker would repeat, done once before they are forked."""
     from syncheck.frontend.parse import compiler_include_dir
@@ -423,21 +455,32 @@ def _prepare_for_workers(settings: Settings) -> None:
     prepare(settings.parse, settings.cuda_headers)
 
 
-def _filter(findings: list[Finding], files: list[str], settings: Settings, report: Report) -> list[Finding]:
-    """Drop what inline suppressions and per-file ignores silence; report unused suppressions."""
+def _filter(findings: list[Finding], files: list[str], settings: Settings, report: Report,
+            sources: dict[str, bytes] | None = None) -> list[Finding]:
+    """Drop what inline suppressions and per-file ignores silence; report unused suppressions
+    and suppressions that name no rule (an error: a typo must not pass silently)."""
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
         by_path.setdefault(f.path, []).append(f)
     kept: list[Finding] = []
-    paths = set(by_path) | (set(files) if settings.report_unused_suppressions else set())
+    paths = set(by_path) | set(files)
     for path in sorted(paths):
         group = by_path.get(path, [])
         try:
-            lines = read_regular_file(path).decode("utf-8", errors="replace").splitlines()
+            data = (sources or {}).get(path)
+            if data is None:
+                data = read_regular_file(path)
+            lines = data.decode("utf-8", errors="replace").splitlines()
         except OSError:
             kept.extend(group)
             continue
-        group, unused = suppressions.apply(group, lines)
+        sups = suppressions.parse(lines)
+        for s in sups:
+            for entry in s.unknown:
+                from syncheck.checks.registry import unknown_rule_message
+                report.problems.append(FileProblem(
+                    path, f"suppression comment: {unknown_rule_message(entry)}", line=s.line))
+        group, unused = suppressions.apply(group, lines, sups)
         group = [f for f in group if not _ignored_for_file(f, settings)]
         kept.extend(group)
         if settings.report_unused_suppressions and settings.enabled("SYN001", "unused-suppression"):
@@ -448,6 +491,12 @@ def _filter(findings: list[Finding], files: list[str], settings: Settings, repor
                     line=s.line, column=1, end_line=s.line, end_column=len(lines[s.line - 1]) + 1,
                     message=f"this suppression ({codes}) silences nothing: remove it", function=""))
     return kept
+
+
+def filter_findings(findings: list[Finding], files: list[str], settings: Settings, report: Report,
+                    sources: dict[str, bytes] | None = None) -> list[Finding]:
+    """What the CLI reports of ``findings`` (the language server applies the same filter)."""
+    return _filter(findings, files, settings, report, sources)
 
 
 def _ignored_for_file(f: Finding, settings: Settings) -> bool:

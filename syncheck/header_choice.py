@@ -24,9 +24,10 @@ class ParseFailure(Exception):
     """libclang could not parse the file at all (the message says why)."""
 
 
-def _parse(path: str, source: bytes, options: ParseOptions, real: RealHeaders | None) -> ParsedFile:
+def _parse(path: str, source: bytes, options: ParseOptions, real: RealHeaders | None,
+           reuse: bool = False) -> ParsedFile:
     try:
-        return parse_source(path, source, options, real=real)
+        return parse_source(path, source, options, real=real, reuse=reuse)
     except ci.TranslationUnitLoadError as e:
         raise ParseFailure(str(e) or "libclang could not load the translation unit") from None
 
@@ -53,13 +54,14 @@ def prepare(options: ParseOptions, mode: str) -> None:
 
 
 def parse_and_build(path: str, source: bytes, options: ParseOptions,
-                    mode: str) -> tuple[ParsedFile, Program, bool]:
-    """The parse and program to analyze, and whether real headers are available at all."""
+                    mode: str, reuse: bool = False) -> tuple[ParsedFile, Program, bool]:
+    """The parse and program to analyze, and whether real headers are available at all.
+    ``reuse``: keep the translation units and reparse them next time (language server)."""
     if mode not in MODES or mode == "real":
         real = locate(mode)
-        parsed = _parse(path, source, options, real)
+        parsed = _parse(path, source, options, real, reuse)
         return parsed, build_program(parsed), True
-    parsed = _parse(path, source, options, None)
+    parsed = _parse(path, source, options, None, reuse)
     program = build_program(parsed)
     if mode == "model":
         return parsed, program, available("auto") is not None
@@ -68,7 +70,7 @@ def parse_and_build(path: str, source: bytes, options: ParseOptions,
     real = available("auto")
     if real is None:
         return parsed, program, False
-    real_parsed = _parse(path, source, options, real)
+    real_parsed = _parse(path, source, options, real, reuse)
     real_program = build_program(real_parsed)
     if _score(real_parsed, real_program) > _score(parsed, program):
         return real_parsed, real_program, True

@@ -15,7 +15,8 @@ import types
 import typing
 from dataclasses import dataclass, field
 
-from syncheck.diagnostics import FileCoverage, FileProblem, Finding, Note, Severity, UnanalyzedFunction
+from syncheck.diagnostics import (Edit, FileCoverage, FileProblem, Finding, Fix, Note, Severity,
+                                  UnanalyzedFunction)
 from syncheck.project import FileFacts, KernelFact, LaunchFact, Location
 
 FORMAT_VERSION = 1
@@ -37,7 +38,7 @@ class ResultFormatError(ValueError):
 # The only classes the decoder may build. Any field type outside these, the scalars,
 # Optional, list and tuple is a programming error caught by the tests.
 _DATACLASSES = (FileResult, Finding, Note, FileProblem, FileFacts, KernelFact, LaunchFact, Location,
-                FileCoverage, UnanalyzedFunction)
+                FileCoverage, UnanalyzedFunction, Fix, Edit)
 _ENUMS = (Severity,)
 _MAX_DEPTH = 12
 

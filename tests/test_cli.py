@@ -37,11 +37,12 @@ def test_json_contract(cli):
     assert set(data) >= {"findings", "errors"}
     (f,) = data["findings"]
     assert set(f) == {"code", "rule", "severity", "path", "line", "column", "end_line",
-                      "end_column", "message", "function", "notes"}
+                      "end_column", "message", "function", "notes", "fix"}
     assert (f["code"], f["rule"], f["severity"], f["line"], f["column"]) == \
         ("SYN101", "divergent-barrier", "error", 10, 9)
     assert f["end_column"] == 24 and f["function"] == "load_wrong"
     assert f["notes"][0]["line"] == 8
+    assert f["fix"]["safety"] == "unsafe" and f["fix"]["edits"][0]["line"] == 10
     assert data["errors"] == []
 
 

@@ -80,6 +80,10 @@ class PartialReachCheck(Check):
     def explain(self, ctx: CheckContext, reach: PartialReach) -> str:
         raise NotImplementedError
 
+    def fix(self, ctx: CheckContext, reach: PartialReach):
+        """The Fix offered for a finding (None: no fix)."""
+        return None
+
     def accepts(self, reach: PartialReach) -> bool:
         """Is this partial reach this rule's to report? (SYN101 and SYN104 share reaches.)"""
         return True
@@ -112,8 +116,11 @@ class PartialReachCheck(Check):
             for other in merged.get(id(reach), ()):
                 notes.append(ctx.note(other.anchor, f"the same decision also lets part of the group "
                                                     f"skip {subject(other).rstrip(',')} here"))
-            yield ctx.finding(self, reach.anchor, self.explain(ctx, reach),
-                              reach.anchor_function.name, notes)
+            finding = ctx.finding(self, reach.anchor, self.explain(ctx, reach),
+                                  reach.anchor_function.name, notes)
+            if not merged.get(id(reach)):
+                finding.fix = self.fix(ctx, reach)
+            yield finding
 
 
 def exits_kernel_only(reach: PartialReach) -> bool:

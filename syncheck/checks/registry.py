@@ -57,3 +57,30 @@ ALL_CHECKS: tuple[type[Check], ...] = (
 
 BY_CODE: dict[str, type[Check]] = {c.code: c for c in ALL_CHECKS}
 BY_NAME: dict[str, type[Check]] = {c.name: c for c in ALL_CHECKS}
+
+
+def is_known_selector(token: str) -> bool:
+    """A --select/--ignore/config entry: ALL, a code, a code prefix (SYN1) or a rule name."""
+    t = token.strip()
+    if t.upper() == "ALL" or t.lower() in BY_NAME:
+        return True
+    return len(t) >= 3 and any(code.startswith(t.upper()) for code in BY_CODE)
+
+
+def rule_code(token: str) -> str | None:
+    """The code of a rule named by its code or its name (suppression comments)."""
+    t = token.strip()
+    if t.upper() in BY_CODE:
+        return t.upper()
+    check = BY_NAME.get(t.lower())
+    return check.code if check else None
+
+
+def unknown_rule_message(token: str, what: str = "rule") -> str:
+    """'unknown rule 'SYN9'; did you mean 'SYN101'?' (difflib over codes and names)."""
+    import difflib
+    candidates = list(BY_CODE) + list(BY_NAME)
+    close = difflib.get_close_matches(token.strip(), candidates, n=1, cutoff=0.5) or \
+        difflib.get_close_matches(token.strip().upper(), list(BY_CODE), n=1, cutoff=0.5)
+    hint = f"; did you mean '{close[0]}'?" if close else " (see --list-rules)"
+    return f"unknown {what} '{token}'{hint}"

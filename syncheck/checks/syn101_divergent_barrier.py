@@ -1,9 +1,16 @@
-"""SYN101 divergent-barrier: a block barrier reached by only part of the block."""
+"""SYN101 divergent-barrier: a block barrier reached by only part of the block.
+
+Fix (unsafe: it moves a barrier, and what the branch computed before it may need the barrier
+where it was): when the only divergent decision is a simple `if` (no else) whose body ends
+with the barrier statement, and every thread of the block reaches the `if`, move the barrier
+to just after the `if`."""
 
 from __future__ import annotations
 
 from syncheck.analyses import primitives as P
 from syncheck.analyses.levels import Level
+from syncheck.checks.fix_points import control_level, delete_statement, indent_of, statement_end
+from syncheck.diagnostics import UNSAFE, Edit, Fix
 from syncheck.checks.divergent_sync import PartialReachCheck, describe_cause, exits_kernel_only, subject
 
 
@@ -21,3 +28,28 @@ class DivergentBarrier(PartialReachCheck):
         return (f"{subject(reach)} may be reached by only part of the block: "
                 f"{describe_cause(ctx, reach)}; every thread of the block must reach "
                 f"the same barrier")
+
+    def fix(self, ctx, reach):
+        if reach.chain or len(reach.causes) != 1:
+            return None
+        cause = reach.causes[0]
+        stmt = cause.stmt
+        if cause.kind != "if" or stmt is None or stmt.kind != "IF_STMT" or \
+                stmt.child_by_role("else") is not None:
+            return None
+        body = stmt.child_by_role("then")
+        if body is None or body.kind != "COMPOUND_STMT" or not body.children or \
+                body.children[-1] is not reach.anchor or reach.anchor.kind != "CALL_EXPR":
+            return None
+        line = ctx.program.source_lines[reach.anchor.line - 1]
+        call = line[reach.anchor.col - 1:reach.anchor.end_col - 1]
+        if reach.anchor.line != reach.anchor.end_line or not call.endswith(")"):
+            return None
+        level = control_level(ctx, reach.anchor_function, stmt)
+        if level is None or level > Level.BLOCK:
+            return None
+        end_line, end_col = statement_end(ctx, stmt)
+        return Fix(f"move {call} out of the divergent 'if', to just after it", UNSAFE, [
+            delete_statement(ctx, reach.anchor),
+            Edit(ctx.path, end_line, end_col, end_line, end_col,
+                 f"\n{indent_of(ctx, stmt.line)}{call};")])

@@ -1,8 +1,17 @@
-"""SYN401 shared-memory-race: two threads touch one shared element with no barrier between."""
+"""SYN401 shared-memory-race: two threads touch one shared element with no barrier between.
+
+Fix (unsafe: it adds a barrier): `__syncthreads();` before the statement that holds the later
+access, in the innermost block of statements that holds both accesses in different
+statements, when every thread of the block reaches that point (it is block-uniform in every
+context). Where no such point exists (the accesses share a statement, or the point is under a
+thread-dependent branch) no fix is offered."""
 
 from __future__ import annotations
 
 from syncheck.checks.base import Check, CheckContext
+from syncheck.analyses.levels import Level
+from syncheck.checks.fix_points import control_level, function_of, insert_before, statement_path
+from syncheck.diagnostics import UNSAFE, Fix
 from syncheck.checks.shared_races import access_text, kernel_races, ordered, shape_note, thread_name
 
 
@@ -35,4 +44,30 @@ class SharedMemoryRace(Check):
             notes = [] if same else [ctx.note(first.node, f"the other access: {access_text(ctx, first)}")]
             if not same and second.point != first.point:
                 notes.append(ctx.note(second.node, "put a barrier on every path between the two accesses"))
-            yield ctx.finding(self, second.node, message, kernel.name, notes + [shape_note(ctx, race)])
+            finding = ctx.finding(self, second.node, message, kernel.name, notes + [shape_note(ctx, race)])
+            if not same:
+                finding.fix = barrier_fix(ctx, first, second)
+            yield finding
+
+
+def barrier_fix(ctx: CheckContext, first, second) -> Fix | None:
+    fn = function_of(ctx, second.node)
+    if fn is None or function_of(ctx, first.node) is not fn:
+        return None
+    a_path = statement_path(fn.body, first.node)
+    b_path = statement_path(fn.body, second.node)
+    point = None
+    for (ca, sa), (cb, sb) in zip(a_path, b_path):
+        if ca is not cb:
+            break
+        if sa is not sb:
+            if (sa.line, sa.col) < (sb.line, sb.col):
+                point = sb
+            break
+    if point is None:
+        return None
+    level = control_level(ctx, fn, point)
+    if level is None or level > Level.BLOCK:
+        return None
+    return Fix("put __syncthreads() between the two accesses", UNSAFE,
+               [insert_before(ctx, point, "__syncthreads();")])

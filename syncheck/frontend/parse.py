@@ -10,6 +10,7 @@ the common ones from a precompiled header (precompiled.py).
 
 from __future__ import annotations
 
+import collections
 import functools
 import json
 import re
@@ -23,7 +24,7 @@ import clang.cindex as ci
 
 from syncheck.frontend import precompiled
 from syncheck.frontend.clang_api import KEEP_GOING
-from syncheck.include_policy import GuardedIndex
+from syncheck.include_policy import guarded_parse, GuardedIndex
 from syncheck.frontend.cuda_headers import MODEL_DIR, STANDINS_DIR, RealHeaders
 
 FALLBACK_INCLUDE_DIR = Path(__file__).parent / "fallback_include"
@@ -147,18 +148,63 @@ def _index() -> ci.Index:
     return GuardedIndex.create()
 
 
+# Translation units kept for reparsing (the language server's worker: one per open
+# document and header kind), most recently used last.
+_REUSED: "collections.OrderedDict[tuple[str, str], tuple[tuple, ci.TranslationUnit]]" = collections.OrderedDict()
+MAX_REUSED = 6
+# CXTranslationUnit_CreatePreambleOnFirstParse: build the precompiled preamble (everything
+# before the first line that changes) already during the first parse, not the first reparse.
+_PREAMBLE_ON_FIRST_PARSE = 0x100
+REUSE_OPTIONS = KEEP_GOING | ci.TranslationUnit.PARSE_PRECOMPILED_PREAMBLE | _PREAMBLE_ON_FIRST_PARSE
+
+
+def forget_reused(path: str | None = None) -> None:
+    """Drop kept translation units (of one path, or all)."""
+    for key in [k for k in _REUSED if path is None or k[0] == path]:
+        del _REUSED[key]
+
+
+def _parse_tu(path: str, args: list[str], text: str, kind: str, reuse: bool) -> ci.TranslationUnit:
+    """Parse, or with ``reuse`` reparse the translation unit kept for (path, kind) when it
+    was made with the same arguments: libclang then reuses the precompiled preamble (the
+    includes at the top of the file) and parses only the rest again."""
+    if not reuse:
+        return _index().parse(path, args=args, unsaved_files=[(path, text)], options=KEEP_GOING)
+    key = (path, kind)
+    held = _REUSED.get(key)
+    if held is not None and held[0] == tuple(args):
+        tu = held[1]
+
+        def reparse(_path, _args, unsaved, _options):
+            tu.reparse(unsaved_files=unsaved, options=0)
+            return tu
+        try:
+            tu = guarded_parse(reparse, path, args, [(path, text)], REUSE_OPTIONS)
+            _REUSED.move_to_end(key)
+            return tu
+        except Exception:  # noqa: BLE001 - a failed reparse: parse afresh below
+            _REUSED.pop(key, None)
+    tu = _index().parse(path, args=args, unsaved_files=[(path, text)], options=REUSE_OPTIONS)
+    _REUSED[key] = (tuple(args), tu)
+    while len(_REUSED) > MAX_REUSED:
+        _REUSED.popitem(last=False)
+    return tu
+
+
 def parse_source(path: str, source: bytes, options: ParseOptions,
-                 real: RealHeaders | None = None, use_pch: bool = True) -> ParsedFile:
+                 real: RealHeaders | None = None, use_pch: bool = True,
+                 reuse: bool = False) -> ParsedFile:
     """Parse ``source`` (the bytes of ``path``, already read) without touching the disk copy.
 
     With ``real``, the real CUDA headers are used (from a precompiled header when it can
-    be, see precompiled.py); without, syncheck's model headers.
+    be, see precompiled.py); without, syncheck's model headers. With ``reuse`` (the
+    language server), the translation unit is kept and reparsed on the next call for path.
     """
     parent = os.path.dirname(os.path.abspath(path))
     text = source.decode("utf-8")
     if real is None:
         args = options.clang_args() + ["-I", parent]
-        tu = _index().parse(path, args=args, unsaved_files=[(path, text)], options=KEEP_GOING)
+        tu = _parse_tu(path, args, text, "model", reuse)
         return _classify(path, tu, source, "model", False)
     base = options.real_clang_args(real)
     pch = precompiled.get(base, real) if use_pch and precompiled.usable_for(path, source, real) else None
@@ -172,8 +218,7 @@ def parse_source(path: str, source: bytes, options: ParseOptions,
             return _classify(path, tu, source, "real", True)
         precompiled.discard(pch)
     launch = str(STANDINS_DIR / "syncheck_device_launch.h")
-    tu = _index().parse(path, args=base + ["-include", launch, "-I", parent],
-                        unsaved_files=[(path, text)], options=KEEP_GOING)
+    tu = _parse_tu(path, base + ["-include", launch, "-I", parent], text, "real", reuse)
     return _classify(path, tu, source, "real", False)
 
 

@@ -19,8 +19,9 @@ def _lines(path: str) -> list[str]:
         return []
 
 
-def _snippet(path: str, line: int, col: int, end_col: int) -> list[str]:
-    lines = _lines(path)
+def _snippet(path: str, line: int, col: int, end_col: int, sources=None) -> list[str]:
+    given = (sources or {}).get(path)
+    lines = given.decode("utf-8", errors="replace").splitlines() if given is not None else _lines(path)
     if not (1 <= line <= len(lines)):
         return []
     src = lines[line - 1].expandtabs(1)
@@ -33,7 +34,7 @@ def _snippet(path: str, line: int, col: int, end_col: int) -> list[str]:
 _STYLES = {"error": "bold red", "warning": "bold magenta", "info": "bold cyan", "note": "bold cyan"}
 
 
-def _finding_lines(f: Finding, color: bool) -> list[str]:
+def _finding_lines(f: Finding, color: bool, sources=None) -> list[str]:
     head = f"{f.path}:{f.line}:{f.column}: "
     sev = f.severity.value
     tail = f"{f.message} [{f.code} {f.rule}]"
@@ -41,20 +42,26 @@ def _finding_lines(f: Finding, color: bool) -> list[str]:
     if color:
         out.append(f"[bold]{escape(head)}[/bold][{_STYLES[sev]}]{sev}:[/] {escape(tail)}")
         out.extend(f"[dim]{escape(s)}[/dim]" if i == 0 else f"[green]{escape(s)}[/green]"
-                   for i, s in enumerate(_snippet(f.path, f.line, f.column, f.end_column)))
+                   for i, s in enumerate(_snippet(f.path, f.line, f.column, f.end_column, sources)))
     else:
         out.append(head + f"{sev}: " + tail)
-        out.extend(_snippet(f.path, f.line, f.column, f.end_column))
+        out.extend(_snippet(f.path, f.line, f.column, f.end_column, sources))
     for n in f.notes:
         line = f"{n.path}:{n.line}:{n.column}: note: {n.message}"
         out.append(f"[cyan]{escape(line)}[/cyan]" if color else line)
+    if f.fix is not None and f.fix.edits:
+        how = "--fix" if f.fix.safe else "--fix --unsafe-fixes"
+        line = f"{f.path}:{f.line}:{f.column}: note: fix ({f.fix.safety}, {how}): {f.fix.message}"
+        out.append(f"[green]{escape(line)}[/green]" if color else line)
     return out
 
 
-def render(report: Report, color: bool = False, console: Console | None = None) -> str:
+def render(report: Report, color: bool = False, console: Console | None = None,
+           sources: dict[str, bytes] | None = None) -> str:
+    """``sources``: the text of paths not read from disk (stdin), for the snippets."""
     lines: list[str] = []
     for f in report.findings:
-        lines.extend(_finding_lines(f, color))
+        lines.extend(_finding_lines(f, color, sources))
     for p in report.problems:
         loc = f"{p.path}:{p.line}:{p.column or 1}" if p.line else p.path
         kind = "error" if p.kind == "error" else "note"
