@@ -9,7 +9,7 @@ import os
 import stat
 import sys
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from syncheck.analyses.races import fresh_solver_context
@@ -25,7 +25,8 @@ from syncheck.frontend.cuda_headers import HeadersUnavailable, cuda_declaration_
 from syncheck.frontend.parse import CompileDatabase, ParseOptions
 from syncheck.header_choice import ParseFailure, parse_and_build
 from syncheck.third_party import drop_third_party
-from syncheck.project import FileFacts, collect_facts
+from syncheck.project import FileFacts, changed_by_project, collect_facts, join_launch_shapes
+from syncheck.analyses.launch_shapes import ProjectLaunchShapes
 from syncheck.include_policy import IncludePolicy, guarding, is_under, project_roots
 from syncheck.results import FileResult
 from syncheck.safe_io import MAX_FILE_BYTES, UnsafeFileError, describe_kind, read_regular_file
@@ -62,6 +63,8 @@ class Settings:
     cuda_headers: str = "auto"  # model | real | auto | a CUDA root (see header_choice.py)
     allow_incomplete: bool = False  # unanalyzed device functions (SYN002) do not make exit status 2
     report_headers: bool = False  # keep findings inside system and third-party headers
+    # Block shapes of the project's launches (other files included), for the second pass.
+    project_launches: ProjectLaunchShapes | None = None
 
     def limits(self) -> Limits:
         return Limits(wall_seconds=self.timeout, memory_mb=self.memory_limit_mb)
@@ -71,7 +74,8 @@ class Settings:
                      sorted(self.compile_db.entries.items()) if self.compile_db else None,
                      self.cuda_headers, self.allow_incomplete, _real_headers_identity(self.cuda_headers),
                      # what may be included decides what is analyzed
-                     self.include_policy.roots if self.include_policy else None))
+                     self.include_policy.roots if self.include_policy else None,
+                     self.project_launches))
 
     def enabled(self, code: str, name: str, opt_in: bool = False) -> bool:
         """Is the rule on? An opt-in rule runs only when --select names it (code or name)."""
@@ -231,7 +235,8 @@ def _analyze_source(path: str, source: bytes, settings: Settings) -> FileResult:
     try:
         if path.endswith(PYTHON_SUFFIXES):
             from syncheck.frontend.python_host import analyze_python
-            return analyze_python(path, source, settings)
+            return analyze_python(path, source,
+                                  lambda name, text: analyze_cuda_source(name, text, settings))
         return analyze_cuda_source(path, source, settings)
     except RecursionError:
         return FileResult(problems=[FileProblem(path, "too deeply nested to analyze")])
@@ -295,7 +300,7 @@ def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileRes
             first = next(p for p in parsed.errors if f.line <= p.line <= f.end_line)
             problems.append(FileProblem(path, f"'{f.name}' not analyzed: {first.message}",
                                         kind="note", line=f.line))
-    service = UniformityService(program, settings.block_dim)
+    service = UniformityService(program, settings.block_dim, settings.project_launches)
     ctx = CheckContext(program, service, path)
     findings: list[Finding] = list(findings_unanalyzed)
     for check_cls in ALL_CHECKS:
@@ -344,32 +349,23 @@ def analyze_paths(paths: list[str], settings: Settings, progress=None) -> Report
     report = Report()
     files = discover(paths, report)
     report.files = len(files)
-    cache = Cache(settings.cache_dir, settings.cache_key()) if settings.cache_dir else None
     results: dict[str, FileResult] = {}
-    pending: list[tuple[str, bytes | None, str | None]] = []
+    sources: dict[str, bytes] = {}
     for path in files:
         try:
-            source = read_source(path)
+            sources[path] = read_source(path)
         except InputError as e:
             results[path] = FileResult(problems=[FileProblem(path, str(e))])
             if progress is not None:
                 progress(path)
-            continue
-        key = cache.key(path, source) if cache else None
-        hit = cache.get(key) if cache else None
-        if hit is not None:
-            results[path] = hit
-            if progress is not None:
-                progress(path)
-        else:
-            pending.append((path, source, key))
-    keys = {path: key for path, _, key in pending}
-    for path, result, complete in _run(pending, settings, progress):
-        results[path] = result
-        key = keys[path]
-        if cache is not None and key is not None and complete and not any(
-                p.kind == "error" and "internal error" in p.message for p in result.problems):
-            cache.put(key, result, result.dependencies)
+    results.update(_analyze_sources(sources, settings, progress))
+    # A kernel launched from another file gets that launch's block shape: the files whose
+    # kernels the project's launches would give another shape are analyzed again with them.
+    project = join_launch_shapes([results[path].facts for path in files])
+    again = {path: source for path, source in sources.items()
+             if changed_by_project(results[path].facts, project)}
+    if again:
+        results.update(_analyze_sources(again, replace(settings, project_launches=project), None))
     facts: list[FileFacts] = []
     findings: list[Finding] = []
     for path in files:
@@ -385,6 +381,30 @@ def analyze_paths(paths: list[str], settings: Settings, progress=None) -> Report
     report.allow_incomplete = settings.allow_incomplete
     report.sort()
     return report
+
+
+def _analyze_sources(sources: dict[str, bytes], settings: Settings, progress) -> dict[str, FileResult]:
+    """Each file's result, from the cache or a worker."""
+    cache = Cache(settings.cache_dir, settings.cache_key()) if settings.cache_dir else None
+    results: dict[str, FileResult] = {}
+    pending: list[tuple[str, bytes | None, str | None]] = []
+    for path, source in sources.items():
+        key = cache.key(path, source) if cache else None
+        hit = cache.get(key) if cache else None
+        if hit is not None:
+            results[path] = hit
+            if progress is not None:
+                progress(path)
+        else:
+            pending.append((path, source, key))
+    keys = {path: key for path, _, key in pending}
+    for path, result, complete in _run(pending, settings, progress):
+        results[path] = result
+        key = keys[path]
+        if cache is not None and key is not None and complete and not any(
+                p.kind == "error" and "internal error" in p.message for p in result.problems):
+            cache.put(key, result, result.dependencies)
+    return results
 
 
 def _run(pending, settings: Settings, progress):

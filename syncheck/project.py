@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from syncheck.analyses import primitives as P
+from syncheck.analyses.launch_shapes import ProjectLaunchShapes, launch_site_block_dim, single_shape
 from syncheck.analyses.host_values import OCCUPANCY, PARAMETER, SM_COUNT, HostValues
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.calls import source_text
@@ -52,6 +53,17 @@ class LaunchFact:
     uses_sm_count: bool = False
     result_used: bool = True
     language: str = "cuda"           # cuda | python
+    block_dim: tuple[int, int, int] | None = None  # a constant block shape
+    kernel_instance: str = ""        # the launched instantiation of a kernel template
+
+
+@dataclass(frozen=True)
+class ShapeUse:
+    """A kernel whose launch shape the file's analysis used, and the shape this file's own
+    launches give it (None: none, or not one constant)."""
+    kernel_key: str
+    instance: bool
+    local_block_dim: tuple[int, int, int] | None
 
 
 @dataclass
@@ -59,6 +71,7 @@ class FileFacts:
     kernels: list[KernelFact] = field(default_factory=list)
     launches: list[LaunchFact] = field(default_factory=list)
     queries_cooperative_support: bool = False
+    shape_uses: list[ShapeUse] = field(default_factory=list)
 
 
 def _location(path: str, node, function: str) -> Location:
@@ -90,6 +103,8 @@ def collect_facts(program: Program, service: UniformityService, path: str) -> Fi
         hv = host_values.get(host.key) or host_values.setdefault(host.key, HostValues(program, host))
         facts.launches.append(_launch_fact(program, launch, host, hv, path))
     facts.queries_cooperative_support = _queries_support(program)
+    facts.shape_uses = [ShapeUse(key, instance, shape)
+                        for key, instance, shape in service.launch_shapes.local_answers()]
     return facts
 
 
@@ -115,7 +130,8 @@ def _launch_fact(program: Program, launch: LaunchSite, host, hv: HostValues, pat
     used = launch.result_used or _checked_later(program, host, launch)
     return LaunchFact(launch.kernel_key, launch.kernel_name, api,
                       _location(path, launch.node, host.name), cooperative, origin, text or "",
-                      constant, sm, used)
+                      constant, sm, used, block_dim=launch_site_block_dim(program, launch),
+                      kernel_instance=launch.kernel_instance)
 
 
 def _caller_sources(program: Program, host, sources: set[str], depth: int = 0) -> set[str]:
@@ -182,4 +198,35 @@ def _queries_support(program: Program) -> bool:
                 return True
             if n.kind == "MEMBER_REF_EXPR" and n.spelling == "cooperativeLaunch":
                 return True
+    return False
+
+
+def join_launch_shapes(facts: list[FileFacts]) -> ProjectLaunchShapes:
+    """Every launch's block shape in the project, by kernel and by instantiation."""
+    by_kernel: dict[str, list] = {}
+    by_instance: dict[str, list] = {}
+    for file_facts in facts:
+        for launch in file_facts.launches:
+            if launch.kernel_key:
+                by_kernel.setdefault(launch.kernel_key, []).append(launch.block_dim)
+            if launch.kernel_instance:
+                by_instance.setdefault(launch.kernel_instance, []).append(launch.block_dim)
+
+    def frozen(table):
+        # one entry per distinct shape: what matters is whether the launches agree
+        return tuple((key, tuple(sorted(set(shapes), key=lambda s: (s is None, s or ()))))
+                     for key, shapes in sorted(table.items()))
+    return ProjectLaunchShapes(frozen(by_kernel), frozen(by_instance))
+
+
+def changed_by_project(file_facts: FileFacts, project: ProjectLaunchShapes) -> bool:
+    """Would the project's launches give a kernel this file analyzed another block shape than
+    the file's own launches did?"""
+    for use in file_facts.shape_uses:
+        shapes = project.shapes(use.kernel_key, use.instance)
+        if not shapes:
+            continue
+        local = [use.local_block_dim] if use.local_block_dim is not None else []
+        if single_shape(list(shapes) + local) != use.local_block_dim:
+            return True
     return False

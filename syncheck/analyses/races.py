@@ -672,7 +672,6 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
     the kernel admits (or the one its launches use), the launch relations and, in loops, at
     the same iteration: `for (t = base + tid; t < end + tid; t += C)` or a bound rounded up
     to the block size. False when unproven (undecided within the budget included)."""
-    from syncheck.analyses.launch_shapes import block_dim_relations
     z3 = _z3()
     scopes = _context_scopes(service, root, frames)
     shape = service.shape_of(root).block_dim
@@ -699,7 +698,7 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
             solver.add(sym > -_SYMBOL_RANGE, sym < _SYMBOL_RANGE)
     for k in e1.iteration_counters + e2.iteration_counters:
         solver.add(k >= 0, k < _SYMBOL_RANGE)
-    for axis, form in block_dim_relations(program, root).items():
+    for axis, form in service.launch_shapes.relations(root).items():
         term = _relation_term(e1, form)
         if term is not None:
             solver.add(dims[axis] == term)
@@ -787,7 +786,7 @@ def assumed_shape(ka: KernelAccesses) -> tuple[tuple[int, int, int] | None, str]
     if ka.kernel.block_dim:
         return ka.kernel.block_dim, "the block-dim comment"
     if ka.launch_block_dim:
-        return ka.launch_block_dim, "the launches in this file"
+        return ka.launch_block_dim, ka.service.launch_shapes.origin(ka.kernel)
     return None, SMALLEST_SHAPE
 
 

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 from syncheck.analyses import primitives as P
 from syncheck.analyses.barrier_intervals import BarrierIntervals
-from syncheck.analyses.launch_shapes import block_dim_relations, launch_block_dim
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
 from syncheck.ir.calls import call_args
 from syncheck.ir.cfg import CFG, Block
@@ -304,8 +303,8 @@ class KernelAccesses:
         # inlined calls: instance id -> (callee block intervals, callee warp intervals)
         self.instances: dict[int, tuple[BarrierIntervals, BarrierIntervals]] = {}
         self.uses_y, self.uses_z = _uses_dimensions(program, kernel)
-        self.launch_block_dim = launch_block_dim(program, kernel)
-        self.block_relations = block_dim_relations(program, kernel)
+        self.launch_block_dim = service.launch_shapes.block_dim(kernel)
+        self.block_relations = service.launch_shapes.relations(kernel)
         self.unknown_barrier_calls = False
         root = self._scope(kernel, self.analysis, {})
         # `if (bad) __trap();` or `__builtin_assume(ok)` at the kernel's top level: every

@@ -20,6 +20,7 @@ from syncheck.analyses import per_thread as PT
 from syncheck.analyses import primitives as P
 from syncheck.analyses.control_dependence import control_dependences
 from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level, join_all
+from syncheck.analyses.launch_shapes import LaunchShapes, ProjectLaunchShapes
 from syncheck.ir.calls import call_args, group_kind, source_text
 from syncheck.ir.cfg import CFG, build_cfg
 from syncheck.ir.nodes import Node
@@ -109,9 +110,11 @@ def shape_for(fn: Function, default: tuple[int, int, int] | None = None,
 
 
 class UniformityService:
-    def __init__(self, program: Program, default_block_dim: tuple[int, int, int] | None = None):
+    def __init__(self, program: Program, default_block_dim: tuple[int, int, int] | None = None,
+                 project_launches: ProjectLaunchShapes | None = None):
         self.program = program
         self.default_block_dim = default_block_dim
+        self.launch_shapes = LaunchShapes(program, project_launches)
         self._cache: dict[tuple, FunctionAnalysis] = {}
         self._cfgs: dict[str, tuple[CFG, set[int], dict[int, set[int]]]] = {}
         self._in_progress: set[tuple] = set()
@@ -125,8 +128,7 @@ class UniformityService:
         """Kernel parameters that every launch in the file sets to the block size: key -> axis."""
         tied = self._tied.get(fn.key)
         if tied is None:
-            from syncheck.analyses.launch_shapes import block_dim_relations
-            tied = {form[1]: "xyz"[axis] for axis, form in block_dim_relations(self.program, fn).items()
+            tied = {form[1]: "xyz"[axis] for axis, form in self.launch_shapes.relations(fn).items()
                     if form[0] == "param"}
             self._tied[fn.key] = tied
         return tied
@@ -137,8 +139,7 @@ class UniformityService:
         if shape is None:
             launched = None
             if fn.kind == "kernel" and not fn.block_dim and not self.default_block_dim:
-                from syncheck.analyses.launch_shapes import launch_block_dim
-                launched = launch_block_dim(self.program, fn)
+                launched = self.launch_shapes.block_dim(fn)
             shape = self._shapes[fn.key] = shape_for(fn, self.default_block_dim, launched)
         return shape
 

@@ -42,10 +42,14 @@ def ordered(race: Race):
     return a, b
 
 
-def shape_note(ctx: CheckContext, race: Race):
+def shape_note(ctx: CheckContext, race: Race, kernel):
     if race.shape_source == SMALLEST_SHAPE:
         x, y, z = race.shape or (0, 0, 0)
-        return ctx.note(race.second.node, f"no launch of this kernel was found: the race needs a "
+        launched = ctx.uniformity.launch_shapes.all_shapes(kernel)
+        known = ", ".join(f"{s[0]}x{s[1]}x{s[2]}" if s else "one not constant" for s in launched)
+        why = (f"the kernel's launches do not fix one block shape ({known})" if launched
+               else "no launch of this kernel was found")
+        return ctx.note(race.second.node, f"{why}: the race needs a "
                                           f"block of {x}x{y}x{z} threads or another shape that "
                                           f"admits it (blocks of power-of-two sizes up to 1,024 "
                                           f"threads were considered; pin the real one with "
