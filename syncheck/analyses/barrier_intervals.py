@@ -14,35 +14,25 @@ from dataclasses import dataclass
 from typing import Callable
 
 from syncheck.ir.cfg import CFG, depth_first
-from syncheck.ir.nodes import Node
-
-
-_WRAPPERS = ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR")
-
-
-def _strip(node: Node) -> Node:
-    while node.kind in _WRAPPERS and node.children:
-        node = node.children[-1]
-    return node
+from syncheck.ir.nodes import Node, strip_wrappers, structural_key
 
 
 def _shape(node: Node) -> tuple:
-    node = _strip(node)
-    return tuple((n.kind, n.spelling, n.op, n.value, n.decl.key if n.decl else "") for n in node.walk())
+    return structural_key(strip_wrappers(node))
 
 
 def _counter_test(cond: Node, step_of: str | None = None):
     """`k < n` -> (k, '<', shape of n); with step_of=k, `k + s < n` -> (k, '<', shape of n, s)."""
-    cond = _strip(cond)
+    cond = strip_wrappers(cond)
     if cond.kind != "BINARY_OPERATOR" or cond.op not in ("<", "<=", "!=") or len(cond.children) != 2:
         return None
-    left, right = _strip(cond.children[0]), cond.children[1]
+    left, right = strip_wrappers(cond.children[0]), cond.children[1]
     if step_of is None:
         if left.kind == "DECL_REF_EXPR" and left.decl is not None:
             return left.decl.key, cond.op, _shape(right)
         return None
     if left.kind == "BINARY_OPERATOR" and left.op == "+" and len(left.children) == 2:
-        var, step = _strip(left.children[0]), _strip(left.children[1])
+        var, step = strip_wrappers(left.children[0]), strip_wrappers(left.children[1])
         if var.kind == "DECL_REF_EXPR" and var.decl is not None and var.decl.key == step_of \
                 and step.kind == "INTEGER_LITERAL" and isinstance(step.value, int):
             return var.decl.key, cond.op, _shape(right), step.value
@@ -57,15 +47,15 @@ def _counter_step(cfg: CFG, loop: "Loop", var: str) -> int | None:
             for n in item.walk():
                 target = None
                 if n.kind == "UNARY_OPERATOR" and n.op in ("++", "post++") and n.children:
-                    target, step = _strip(n.children[0]), 1
+                    target, step = strip_wrappers(n.children[0]), 1
                 elif n.kind == "COMPOUND_ASSIGNMENT_OPERATOR" and n.op == "+=" and len(n.children) == 2:
-                    rhs = _strip(n.children[1])
-                    target = _strip(n.children[0])
+                    rhs = strip_wrappers(n.children[1])
+                    target = strip_wrappers(n.children[0])
                     step = rhs.value if rhs.kind == "INTEGER_LITERAL" and isinstance(rhs.value, int) else None
                 elif n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR", "UNARY_OPERATOR") and \
                         n.op and (n.op.endswith("=") and n.op not in ("==", "!=", "<=", ">=") or "-" in n.op) \
                         and n.children:
-                    target, step = _strip(n.children[0]), None
+                    target, step = strip_wrappers(n.children[0]), None
                 if target is not None and target.kind == "DECL_REF_EXPR" and target.decl is not None \
                         and target.decl.key == var:
                     steps.append(step)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from syncheck.analyses.host_values import HostValues
-from syncheck.ir.nodes import Node
+from syncheck.ir.nodes import Node, structural_key
 from syncheck.ir.program import Function, LaunchSite, Program
 
 
@@ -127,7 +127,7 @@ def block_dim_relations(program: Program, kernel: Function) -> dict[int, tuple]:
         axes = hv.dim3_expressions(block)
         if axes is None:
             return {}
-        arguments = {_shape(a): p.key for a, p in zip(launch.args, kernel.params)}
+        arguments = {structural_key(a): p.key for a, p in zip(launch.args, kernel.params)}
         found = {}
         for axis, expr in enumerate(axes):
             form = _kernel_terms(expr, arguments, hv) if expr is not None else ("const", 1)
@@ -142,11 +142,11 @@ def _kernel_terms(expr: Node, arguments: dict[tuple, str], hv: HostValues, depth
         return None
     while expr.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR",
                         "CXX_FUNCTIONAL_CAST_EXPR") and expr.children:
-        key = _shape(expr)
+        key = structural_key(expr)
         if key in arguments:
             return ("param", arguments[key])
         expr = expr.children[-1]
-    key = _shape(expr)
+    key = structural_key(expr)
     if key in arguments:
         return ("param", arguments[key])
     value = hv.constant(expr)
@@ -157,10 +157,3 @@ def _kernel_terms(expr: Node, arguments: dict[tuple, str], hv: HostValues, depth
         if left is not None and right is not None:
             return (expr.op, left, right)
     return None
-
-
-def _shape(node: Node) -> tuple:
-    """A structural key: two host expressions with the same key compute the same value here."""
-    while node.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and len(node.children) == 1:
-        node = node.children[0]
-    return tuple((n.kind, n.spelling, n.op, n.value, n.decl.key if n.decl else "") for n in node.walk())

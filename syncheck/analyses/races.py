@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from syncheck.analyses.barrier_intervals import BarrierIntervals
 from syncheck.analyses.levels import Level
-from syncheck.analyses.shared_memory import Access, KernelAccesses, Scope, _strip
+from syncheck.analyses.shared_memory import Access, KernelAccesses, Scope
 from syncheck.analyses.uniformity import UniformityService
-from syncheck.ir.nodes import Node
+from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers, structural_key
 from syncheck.ir.program import Function, Program
 
 _Z3 = None
@@ -513,7 +513,7 @@ def _same_own_element(a: Access, b: Access, uses_y: bool, uses_z: bool) -> bool:
     loop_vars = set(a.scope.inductions) | a.scope.multi_defs
     has_x = has_y = False
     for (na, sa), (nb, _) in zip(a.indices, b.indices):
-        if _text(na) != _text(nb) or _refs(na) & loop_vars:
+        if structural_key(na) != structural_key(nb) or _refs(na) & loop_vars:
             return False
         value = sa.analysis.values.get(na.id)
         has_x |= value is not None and value.lane_linear
@@ -527,12 +527,12 @@ def _is_thread_y(node: Node) -> bool:
         node.children[0].decl is not None and node.children[0].decl.name == "threadIdx"
 
 
-def _text(node: Node) -> str:
-    return "|".join(f"{n.kind}:{n.spelling}:{n.op}:{n.value}:{n.decl.key if n.decl else ''}" for n in node.walk())
-
-
 def _refs(node: Node) -> set[str]:
     return {n.decl.key for n in node.walk() if n.kind == "DECL_REF_EXPR" and n.decl is not None}
+
+
+def _strip(node: Node) -> Node:
+    return strip_wrappers(node, POINTER_WRAPPERS)
 
 
 def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierIntervals | None = None,

@@ -14,12 +14,10 @@ from syncheck.analyses.barrier_intervals import BarrierIntervals
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
 from syncheck.ir.calls import call_args
 from syncheck.ir.cfg import CFG, Block
-from syncheck.ir.nodes import Node
+from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers
 from syncheck.ir.program import Function, Program
 
 _ASSIGN = {"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="}
-_WRAPPERS = ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR",
-             "CXX_REINTERPRET_CAST_EXPR", "CXX_CONST_CAST_EXPR")
 
 
 @dataclass(frozen=True)
@@ -141,7 +139,7 @@ _SIZES = {"char": 1, "signed char": 1, "unsigned char": 1, "int8_t": 1, "uint8_t
 def _same_element_type(node: Node) -> bool:
     """Does every cast on the way to the pointer keep the element size? (Indices through a
     `half*` view of a `float` buffer count other units.)"""
-    while node.kind in _WRAPPERS and node.children:
+    while node.kind in POINTER_WRAPPERS and node.children:
         inner = node.children[-1]
         if node.kind != "PAREN_EXPR" and "*" in node.type and ("*" in inner.type or "[" in inner.type):
             outer_size, inner_size = _SIZES.get(_pointee(node.type)), _SIZES.get(_pointee(inner.type))
@@ -168,9 +166,7 @@ def _display_name(key: str, node: Node) -> str:
 
 
 def _strip(n: Node) -> Node:
-    while n.kind in _WRAPPERS and n.children:
-        n = n.children[-1]
-    return n
+    return strip_wrappers(n, POINTER_WRAPPERS)
 
 
 def _inductions(fn: Function, single_init: dict[str, Node]) -> dict[str, tuple[Node, str, int | Node, int]]:
@@ -646,7 +642,7 @@ class KernelAccesses:
             if kind == "LAMBDA_EXPR":
                 continue
             for c in node.children:
-                keep = mode in ("write", "update") and kind in _WRAPPERS
+                keep = mode in ("write", "update") and kind in POINTER_WRAPPERS
                 stack.append((c, mode if keep or mode == "read" else "read", gs, stored))
 
     def _index_nodes(self, node: Node) -> list[Node]:

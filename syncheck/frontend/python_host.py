@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from syncheck.diagnostics import FileProblem, Finding, Note
+from syncheck.diagnostics import FileProblem, Note
 from syncheck.include_policy import read_allowed_file
 from syncheck.project import FileFacts, LaunchFact, Location
 from syncheck.results import FileResult
