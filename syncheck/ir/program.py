@@ -148,6 +148,38 @@ def _function_kind(cursor: ci.Cursor) -> str:
     return "host"
 
 
+_DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)")
+
+
+def _launching_macros(lines: list[str]) -> tuple[str, ...]:
+    """Macros of the file whose expansion launches a kernel (`#define CASE(k) k<<<g, b>>>(...)`),
+    directly or through another such macro: a function that uses one launches too."""
+    bodies: dict[str, str] = {}
+    i = 0
+    while i < len(lines):
+        m = _DEFINE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        text = [lines[i]]
+        while text[-1].rstrip().endswith("\\") and i + 1 < len(lines):
+            i += 1
+            text.append(lines[i])
+        bodies[m.group(1)] = "\n".join(text)[m.end():]
+        i += 1
+    found: set[str] = set()
+    markers = ["<<<", "cudaLaunch", "cuLaunch"]
+    changed = True
+    while changed:
+        changed = False
+        for name, body in bodies.items():
+            if name not in found and any(w in body for w in markers):
+                found.add(name)
+                markers.append(name)
+                changed = True
+    return tuple(sorted(found))
+
+
 def _is_project_file(path: str | None) -> bool:
     return path is not None and not path.startswith("/usr/") and "cuda_model" not in path
 
@@ -164,9 +196,9 @@ class ProgramBuilder:
     def build(self) -> Program:
         self._collect(self.parsed.tu.cursor)
         launches: list[LaunchSite] = []
+        markers = ("<<<", "cudaLaunch", "cuLaunch") + _launching_macros(self.lines)
         for fn in list(self.functions.values()):
-            if fn.kind in ("host", "host_device") and fn.mentions("<<<", "cudaLaunch", "cuLaunch") \
-                    and fn.body is not None:
+            if fn.kind in ("host", "host_device") and fn.mentions(*markers) and fn.body is not None:
                 launches.extend(self._launches(fn))
         instantiated = self._add_instantiations()
         return Program(self.parsed.path, self.functions, launches, self.lines, instantiated)

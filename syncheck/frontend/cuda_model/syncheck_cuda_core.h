@@ -16,7 +16,7 @@
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __grid_constant__
 #define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
+/* __noinline__ is a keyword of clang in CUDA mode (libstdc++ spells __attribute__((__noinline__))). */
 #define __inline__ inline
 #define __align__(n) __attribute__((aligned(n)))
 #define __restrict__ __restrict
@@ -64,6 +64,9 @@ __device__ int __syncthreads_or(int predicate);
 __device__ void __threadfence(void);
 __device__ void __threadfence_block(void);
 __device__ void __threadfence_system(void);
+/* programmatic dependent launch (sm_90) */
+__device__ void cudaGridDependencySynchronize(void);
+__device__ void cudaTriggerProgrammaticLaunchCompletion(void);
 
 /* ---- warp intrinsics ---- */
 __device__ void __syncwarp(unsigned int mask = 0xffffffffu);
@@ -383,7 +386,9 @@ union cudaLaunchAttributeValue {
   char pad[64];
   int cooperative;
   int priority;
+  int programmaticStreamSerializationAllowed;
   struct { unsigned int x, y, z; } clusterDim;
+  struct { cudaEvent_t event; int flags; int triggerAtBlockStart; } programmaticEvent;
 };
 struct cudaLaunchAttribute { enum cudaLaunchAttributeID id; char pad[4]; union cudaLaunchAttributeValue val; };
 struct cudaLaunchConfig_t {

@@ -186,6 +186,12 @@ __host__ __device__ struct cudaPitchedPtr make_cudaPitchedPtr(void *p, size_t pi
 #define cudaHostAllocMapped 0x02
 #define cudaHostAllocPortable 0x01
 #define cudaDeviceMapHost 0x08
+#define cudaDeviceScheduleAuto 0x00
+#define cudaDeviceScheduleSpin 0x01
+#define cudaDeviceScheduleYield 0x02
 #define cudaDeviceScheduleBlockingSync 0x04
+#define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterIoMemory 0x04
+#define cudaHostRegisterReadOnly 0x08
 #define cudaCpuDeviceId (-1)
 #endif
