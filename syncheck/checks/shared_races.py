@@ -49,10 +49,10 @@ def shape_note(ctx: CheckContext, race: Race, kernel):
         known = ", ".join(f"{s[0]}x{s[1]}x{s[2]}" if s else "one not constant" for s in launched)
         why = (f"the kernel's launches do not fix one block shape ({known})" if launched
                else "no launch of this kernel was found")
-        return ctx.note(race.second.node, f"{why}: the race needs a "
-                                          f"block of {x}x{y}x{z} threads or another shape that "
-                                          f"admits it (blocks of power-of-two sizes up to 1,024 "
-                                          f"threads were considered; pin the real one with "
+        needs = (f"the race needs a block of {x}x{y}x{z} threads or another shape that admits it"
+                 if x else "the race holds for some block shape")
+        return ctx.note(race.second.node, f"{why}: {needs} (blocks of power-of-two sizes up to "
+                                          f"1,024 threads were considered; pin the real one with "
                                           f"--block-dim or '// syncheck: block-dim X,Y,Z')")
     x, y, z = race.shape
     return ctx.note(race.second.node, f"block shape assumed: {x}x{y}x{z} (from {race.shape_source})")
