@@ -21,6 +21,7 @@ from syncheck.analyses import primitives as P
 from syncheck.analyses.control_dependence import control_dependences
 from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level, join_all
 from syncheck.analyses.launch_shapes import LaunchShapes, ProjectLaunchShapes
+from syncheck.analyses.warp_idioms import Butterfly, butterfly
 from syncheck.ir.calls import call_args, group_kind, source_text
 from syncheck.ir.cfg import CFG, build_cfg
 from syncheck.ir.nodes import Node
@@ -160,7 +161,8 @@ class UniformityService:
             param_values = tuple(
                 Value(Level.UNIFORM) for _ in fn.params)
         shape = shape or self.shape_of(fn)
-        key = (fn.key, tuple((v.level, v.lane_linear, v.aligned, v.group_size) for v in param_values),
+        key = (fn.key, tuple((v.level, v.lane_linear, v.aligned, v.group_size, v.lane_only)
+                             for v in param_values),
                shape)
         if outer_env is None and key in self._cache:
             return self._cache[key]
@@ -333,6 +335,14 @@ class _FunctionAnalyzer:
         self.ctrl_blocks: dict[int, frozenset[int]] = {}
         self.region_defs: dict[int, set[str]] = {}
         self.block_defs = {b: _assigned_keys(self.cfg.blocks[b].items) for b in self.live}
+        # Loop headers of butterfly reductions: the accumulator is group-uniform at the exit.
+        self.butterflies: dict[int, Butterfly] = {}
+        for b in self.live:
+            blk = self.cfg.blocks[b]
+            if blk.branch_kind == "loop" and blk.branch_stmt is not None and len(blk.succs) == 2:
+                found = butterfly(blk.branch_stmt)
+                if found is not None:
+                    self.butterflies[b] = found
         self.ret = UNIFORM
         self.out_level = Level.UNIFORM
         # Only the final pass records sites and values for the checks.
@@ -368,6 +378,9 @@ class _FunctionAnalyzer:
             pe = outs.get(p)
             if pe is None:
                 continue
+            reduction = self.butterflies.get(p)
+            if reduction is not None and b == self.cfg.blocks[p].succs[1]:
+                pe = self._after_butterfly(p, reduction, pe, outs)
             # Leaving the region of a divergent branch: threads arrive from different paths,
             # so what the region assigned now differs between them (sync dependence).
             leaving = [a for a in self.ctrl_blocks.get(p, ()) if a not in mine
@@ -387,6 +400,27 @@ class _FunctionAnalyzer:
             for k, v in pe.items():
                 old = env.get(k)
                 env[k] = v if old is None else old.join(v)
+        return env
+
+    def _after_butterfly(self, header: int, reduction: Butterfly, env: dict[str, Value],
+                         outs: dict[int, dict[str, Value]]) -> dict[str, Value]:
+        """The accumulator on leaving a butterfly reduction: what entered the loop, combined
+        over each group of `width` lanes (over a whole warp, a value that depends only on the
+        lane becomes the same in every warp)."""
+        before = outs.get(self.cfg.blocks[header].preds[0], {}).get(reduction.variable)
+        if before is None or reduction.variable not in env:
+            return env
+        group = group_level(reduction.width)
+        if before.level <= Level.BLOCK:
+            reduced = Value(before.level, origin=before.origin)
+        elif before.lane_only and reduction.width == 32:
+            reduced = Value(Level.BLOCK, origin=before.origin)
+        else:
+            line = self.cfg.blocks[header].branch_stmt.line
+            reduced = Value(min(before.level, group), origin=(before.origin or Origin(())).through(
+                f"reduced over {reduction.width} lanes", line))
+        env = dict(env)
+        env[reduction.variable] = reduced
         return env
 
     def _fixpoint(self, order, controllers):
@@ -647,8 +681,12 @@ class _FunctionAnalyzer:
             content = self.env.get(var, UNIFORM)
             return content.join(Value(addr.level, origin=addr.origin))
         if mem == "shared":
+            # One block shares the cells: a block-uniform address gives every thread the same
+            # value, an address that depends only on the lane gives lane L of every warp the
+            # same value (the race rules judge the writes that could make them differ).
             return Value(max(Level.BLOCK, addr.level),
-                         origin=addr.origin or Origin(((f"shared memory", node.line),)))
+                         origin=addr.origin or Origin((("shared memory", node.line),)),
+                         lane_only=addr.level > Level.BLOCK and addr.lane_only)
         return Value(addr.level, origin=addr.origin, lane_only=addr.level > Level.BLOCK and addr.lane_only)
 
     def _e_ARRAY_SUBSCRIPT_EXPR(self, node):
