@@ -173,6 +173,7 @@ cudaError_t cudaGraphGetNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *n);
 cudaError_t cudaProfilerStart(void);
 cudaError_t cudaProfilerStop(void);
 cudaError_t cudaThreadSynchronize(void);
+cudaError_t cudaThreadExit(void);  /* deprecated spelling of cudaDeviceReset */
 #pragma clang attribute pop
 }
 __host__ __device__ struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d);
