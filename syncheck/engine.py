@@ -25,7 +25,8 @@ from syncheck.frontend.cuda_headers import HeadersUnavailable, cuda_declaration_
 from syncheck.frontend.parse import CompileDatabase, ParseOptions
 from syncheck.header_choice import ParseFailure, parse_and_build
 from syncheck.third_party import drop_third_party
-from syncheck.project import FileFacts, changed_by_project, collect_facts, join_launch_shapes
+from syncheck.project import (FileFacts, changed_by_project, checked_templates, collect_facts,
+                              generic_findings, join_launch_shapes, superseded_generic_findings)
 from syncheck.analyses.launch_shapes import ProjectLaunchShapes
 from syncheck.include_policy import IncludePolicy, guarding, is_under, project_roots
 from syncheck.results import FileResult
@@ -309,8 +310,10 @@ def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileRes
     findings = _one_per_place(findings)
     problems.extend(FileProblem(path, message, kind="note", line=line)
                     for line, message in sorted(set(ctx.analysis_notes)))
-    return FileResult(findings, problems, collect_facts(program, service, path),
-                      _project_includes(parsed), coverage)
+    facts = collect_facts(program, service, path)
+    facts.generic_findings = generic_findings(program, findings, path)
+    facts.checked_templates = checked_templates(program)
+    return FileResult(findings, problems, facts, _project_includes(parsed), coverage)
 
 
 def _one_per_place(findings: list[Finding]) -> list[Finding]:
@@ -366,11 +369,21 @@ def analyze_paths(paths: list[str], settings: Settings, progress=None) -> Report
              if changed_by_project(results[path].facts, project)}
     if again:
         results.update(_analyze_sources(again, replace(settings, project_launches=project), None))
+    # A template's findings from its instantiations (in the files that create them) stand;
+    # the guesses its own file made with the arguments unknown go.
+    superseded = superseded_generic_findings([results[path].facts for path in files])
     facts: list[FileFacts] = []
     findings: list[Finding] = []
-    for path in files:
+    reported: set[tuple] = set()
+    spelled = {os.path.realpath(path): path for path in files}
+    for path, drop in zip(files, superseded):
         result = results[path]
-        findings.extend(result.findings)
+        for f in _spelled_as_named(result.findings, spelled):
+            place = (f.code, f.path, f.line, f.column)
+            # one finding per place: several files may instantiate one header's template
+            if place not in drop and place not in reported:
+                reported.add(place)
+                findings.append(f)
         report.problems.extend(result.problems)
         report.coverage.add(result.coverage)
         facts.append(result.facts)
@@ -381,6 +394,26 @@ def analyze_paths(paths: list[str], settings: Settings, progress=None) -> Report
     report.allow_incomplete = settings.allow_incomplete
     report.sort()
     return report
+
+
+def _spelled_as_named(findings: list[Finding], spelled: dict[str, str]) -> list[Finding]:
+    """Findings (and notes) in a header that another file's analysis reports carry the
+    header's absolute path: spell it as the user named the header, when they did."""
+    here = os.getcwd() + os.sep
+
+    def spell(path: str) -> str:
+        if not os.path.isabs(path):
+            return path
+        named = spelled.get(os.path.realpath(path))
+        if named is not None:
+            return named
+        return os.path.relpath(path) if path.startswith(here) else path
+    out = []
+    for f in findings:
+        notes = [replace(n, path=spell(n.path)) for n in f.notes]
+        out.append(replace(f, path=spell(f.path), notes=notes) if f.path != spell(f.path) or
+                   notes != f.notes else f)
+    return out
 
 
 def _analyze_sources(sources: dict[str, bytes], settings: Settings, progress) -> dict[str, FileResult]:

@@ -13,7 +13,6 @@ from syncheck.analyses import primitives as P
 from syncheck.analyses.launch_shapes import ProjectLaunchShapes, launch_site_block_dim, single_shape
 from syncheck.analyses.host_values import OCCUPANCY, PARAMETER, SM_COUNT, HostValues
 from syncheck.analyses.uniformity import UniformityService
-from syncheck.ir.calls import source_text
 from syncheck.ir.program import LaunchSite, Program
 
 COOPERATIVE_APIS = {"cudaLaunchCooperativeKernel", "cuLaunchCooperativeKernel",
@@ -66,12 +65,26 @@ class ShapeUse:
     local_block_dim: tuple[int, int, int] | None
 
 
+@dataclass(frozen=True)
+class GenericFinding:
+    """A finding in a template analyzed with its arguments unknown (this translation unit
+    does not instantiate it): another file that instantiates it reports on the
+    instantiations, with their arguments and launches bound, instead."""
+    template_key: str
+    code: str
+    path: str
+    line: int
+    column: int
+
+
 @dataclass
 class FileFacts:
     kernels: list[KernelFact] = field(default_factory=list)
     launches: list[LaunchFact] = field(default_factory=list)
     queries_cooperative_support: bool = False
     shape_uses: list[ShapeUse] = field(default_factory=list)
+    generic_findings: list[GenericFinding] = field(default_factory=list)
+    checked_templates: list[str] = field(default_factory=list)  # whose instantiations it reported on
 
 
 def _location(path: str, node, function: str) -> Location:
@@ -126,7 +139,7 @@ def _launch_fact(program: Program, launch: LaunchSite, host, hv: HostValues, pat
         constant = hv.constant(grid)
         sm = SM_COUNT in sources
         origin = OCCUPANCY if OCCUPANCY in sources else ("constant" if constant is not None else "data")
-        text = source_text(program.source_lines, grid)
+        text = program.text(grid)
     used = launch.result_used or _checked_later(program, host, launch)
     return LaunchFact(launch.kernel_key, launch.kernel_name, api,
                       _location(path, launch.node, host.name), cooperative, origin, text or "",
@@ -230,3 +243,28 @@ def changed_by_project(file_facts: FileFacts, project: ProjectLaunchShapes) -> b
         if single_shape(list(shapes) + local) != use.local_block_dim:
             return True
     return False
+
+
+def generic_findings(program: Program, findings, path: str) -> list[GenericFinding]:
+    """This file's findings that lie in a template of its own analyzed only generically."""
+    generic = [fn for fn in program.functions.values() if fn.in_main_file and fn.is_template
+               and fn.instance_of is None and program.analyzed_generically(fn)]
+    out = []
+    for f in findings:
+        owner = next((fn for fn in generic if f.path == path and fn.line <= f.line <= fn.end_line), None)
+        if owner is not None:
+            out.append(GenericFinding(owner.key, f.code, f.path, f.line, f.column))
+    return out
+
+
+def checked_templates(program: Program) -> list[str]:
+    return sorted({fn.instance_of for fn in program.functions.values()
+                   if fn.instance_of is not None and fn.reported and not fn.has_errors})
+
+
+def superseded_generic_findings(facts: list[FileFacts]) -> list[set[tuple]]:
+    """Per file, the places of its generic-template findings that another file's analysis
+    of the template's instantiations supersedes."""
+    checked = {key for file_facts in facts for key in file_facts.checked_templates}
+    return [{(g.code, g.path, g.line, g.column) for g in file_facts.generic_findings
+             if g.template_key in checked} for file_facts in facts]

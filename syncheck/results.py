@@ -16,9 +16,9 @@ import typing
 from dataclasses import dataclass, field
 
 from syncheck.diagnostics import FileCoverage, FileProblem, Finding, Note, Severity, UnanalyzedFunction
-from syncheck.project import FileFacts, KernelFact, LaunchFact, Location, ShapeUse
+from syncheck.project import FileFacts, GenericFinding, KernelFact, LaunchFact, Location, ShapeUse
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 
 @dataclass
@@ -37,7 +37,7 @@ class ResultFormatError(ValueError):
 # The only classes the decoder may build. Any field type outside these, the scalars,
 # Optional, list and tuple is a programming error caught by the tests.
 _DATACLASSES = (FileResult, Finding, Note, FileProblem, FileFacts, KernelFact, LaunchFact, Location,
-                FileCoverage, UnanalyzedFunction, ShapeUse)
+                FileCoverage, UnanalyzedFunction, ShapeUse, GenericFinding)
 _ENUMS = (Severity,)
 _MAX_DEPTH = 12
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from syncheck.analyses.host_values import HostValues
@@ -93,6 +94,8 @@ class LaunchShapes:
         """Where block_dim's answer comes from, for messages."""
         if (kernel.key, kernel.instance_of is not None) in self._from_project:
             return "the kernel's launches in the project"
+        if not kernel.in_main_file:  # an instantiation of a header's template
+            return f"the launches in {os.path.basename(self.program.path)}"
         return "the launches in this file"
 
     def local_answers(self) -> list[tuple[str, bool, Shape | None]]:

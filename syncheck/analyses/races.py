@@ -459,8 +459,9 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
     for accesses in by_array.values():
         if not any(a.write for a in accesses):
             continue  # read-only shared data
-        # Accesses in other files (headers) are reported when their own kernels are analyzed.
-        accesses = [a for a in accesses if a.function is None or a.function.in_main_file]
+        # Accesses in other files (headers) are reported when their own kernels are analyzed
+        # (or through the instantiations this file creates).
+        accesses = [a for a in accesses if a.function is None or a.function.reported]
         ordered = sorted(accesses, key=lambda x: (x.node.line, x.node.col, x.node.id))
         for i, a in enumerate(ordered):
             for b in ordered[i:]:

@@ -22,7 +22,7 @@ from syncheck.analyses.control_dependence import control_dependences
 from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level, join_all
 from syncheck.analyses.launch_shapes import LaunchShapes, ProjectLaunchShapes
 from syncheck.analyses.warp_idioms import Butterfly, butterfly
-from syncheck.ir.calls import call_args, group_kind, source_text
+from syncheck.ir.calls import call_args, group_kind
 from syncheck.ir.cfg import CFG, build_cfg
 from syncheck.ir.nodes import Node
 from syncheck.ir.program import Function, Program
@@ -222,7 +222,7 @@ class UniformityService:
         seen: set[int] = set()
         for root in self.root_functions():
             for site, frames in self.walk_sites(root):
-                if site.function.in_main_file and (every_context or site.node.id not in seen):
+                if site.function.reported and (every_context or site.node.id not in seen):
                     seen.add(site.node.id)
                     yield site, frames
 
@@ -394,7 +394,7 @@ class _FunctionAnalyzer:
                         v = pe.get(k)
                         if v is not None and v.level < cond_value.level:
                             why = (cond_value.origin or Origin(())).through(
-                                f"assigned under '{source_text(self.program.source_lines, cond)}'",
+                                f"assigned under '{self.program.text(cond)}'",
                                 cond.line)
                             pe[k] = v.at_least(cond_value.level, why)
             for k, v in pe.items():
@@ -484,7 +484,7 @@ class _FunctionAnalyzer:
         for c in ctrls:
             if c.level == self.block_level and c.level > Level.UNIFORM:
                 self.block_origin = (c.value.origin or Origin(())).through(
-                    f"branch on '{source_text(self.program.source_lines, c.cond)}'", c.cond.line)
+                    f"branch on '{self.program.text(c.cond)}'", c.cond.line)
                 break
         self.guards: list[Controller] = []
         blk = self.cfg.blocks[b]
@@ -501,7 +501,7 @@ class _FunctionAnalyzer:
             if g.level > level:
                 level = g.level
                 origin = (g.value.origin or Origin(())).through(
-                    f"condition '{source_text(self.program.source_lines, g.cond)}'", g.cond.line)
+                    f"condition '{self.program.text(g.cond)}'", g.cond.line)
         return level, origin
 
     def record(self, node: Node, value: Value) -> Value:
@@ -755,7 +755,7 @@ class _FunctionAnalyzer:
             divisor = b.const if op == "/" else (1 << b.const if isinstance(b.const, int) and 0 <= b.const < 32 else None)
             if _is_pow2(divisor) and divisor >= 2:
                 level = max(group_level(divisor), b.level)
-                origin = a.origin.through(f"'{source_text(self.program.source_lines, node)}'", node.line) \
+                origin = a.origin.through(f"'{self.program.text(node)}'", node.line) \
                     if a.origin and level > Level.UNIFORM else a.origin
         elif op in ("+", "-"):
             if a.lane_linear and b.aligned and b.level <= Level.WARP:

@@ -12,7 +12,7 @@ def kernel_races(ctx: CheckContext):
     if cache is None:
         cache = []
         for fn in ctx.program.functions.values():
-            if fn.kind == "kernel" and fn.body is not None and fn.in_main_file and not fn.has_errors \
+            if fn.kind == "kernel" and fn.body is not None and fn.reported and not fn.has_errors \
                     and ctx.program.analyzed_generically(fn):
                 result = find_races(ctx.program, ctx.uniformity, fn)
                 cache.extend((fn, r) for r in result.races)

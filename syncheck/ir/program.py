@@ -10,7 +10,9 @@ import clang.cindex as ci
 
 from syncheck.frontend import clang_api
 from syncheck.frontend.parse import ParsedFile
+from syncheck.ir.calls import source_text
 from syncheck.ir.nodes import Decl, Lowerer, Node, in_model_header
+from syncheck.safe_io import read_regular_file
 
 K = ci.CursorKind
 
@@ -58,6 +60,10 @@ class Function:
     block_dim: tuple[int, int, int] | None = None  # pinned by a comment or config
     has_errors: bool = False
     in_main_file: bool = True
+    # Findings in it are this translation unit's to report: its own functions, and the
+    # instantiations it creates of templates in the project's headers (with their arguments
+    # and this file's launches bound; the header on its own only knows them generically).
+    reported: bool = True
     # For an instantiation of a function template: the template's key (the generic body is
     # then analyzed only through its instantiations).
     instance_of: str | None = None
@@ -107,6 +113,30 @@ class Program:
     source_lines: list[str]
 
     instantiated: set[str] = field(default_factory=set)  # templates with instantiations
+    _owners: dict[int, Function] | None = field(default=None, repr=False)
+    _other_lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
+
+    def owner(self, node: Node) -> Function | None:
+        """The function of another file (a header) whose body holds the node; None for nodes
+        of this file's own functions."""
+        if self._owners is None:
+            self._owners = {n.id: fn for fn in self.functions.values()
+                            if fn.body is not None and not fn.in_main_file for n in fn.body.walk()}
+        return self._owners.get(node.id)
+
+    def text(self, node: Node) -> str:
+        """The source text of an expression, for messages, from the file that holds it."""
+        owner = self.owner(node)
+        if owner is None:
+            return source_text(self.source_lines, node)
+        lines = self._other_lines.get(owner.file)
+        if lines is None:
+            try:
+                data = read_regular_file(owner.file)
+            except OSError:
+                data = b""
+            lines = self._other_lines[owner.file] = data.decode("utf-8", errors="replace").splitlines()
+        return source_text(lines, node)
 
     @property
     def kernels(self) -> list[Function]:
@@ -178,6 +208,16 @@ def _launching_macros(lines: list[str]) -> tuple[str, ...]:
                 markers.append(name)
                 changed = True
     return tuple(sorted(found))
+
+
+_VENDORED = frozenset({"third_party", "third-party", "thirdparty", "3rdparty", "vendor", "vendored",
+                       "_deps", "external", "extern"})
+
+
+def _vendored(path: str) -> bool:
+    """In a vendored-code folder: a library's, not the project's (third_party.py decides the
+    same for findings)."""
+    return any(part in _VENDORED for part in os.path.normpath(path).split(os.sep))
 
 
 def _is_project_file(path: str | None) -> bool:
@@ -273,6 +313,7 @@ class ProgramBuilder:
             end_line=cursor.extent.end.line, params=params, body_node=None,
             is_template=cursor.kind == K.FUNCTION_TEMPLATE, in_main_file=in_main,
             instance_of=decl.key if instance else None,
+            reported=in_main or (bool(instance) and not _vendored(loc.file.name)),
         )
         if in_main:
             fn.text = "\n".join(self.lines[max(0, fn.line - 1):fn.end_line])
