@@ -188,14 +188,18 @@ class _Encoder:
                     raise
             induction = scope.inductions.get(d.key)
             if induction is not None:
-                init, op, step, line = induction
-                k = self.sym(f"iter:{scope.analysis.function.key}:{line}", per_thread=d.key in self.varying)
+                # One iteration count per loop: the inductions of a loop move together.
+                where = induction.loop if induction.loop is not None else f"line {induction.line}"
+                k = self.sym(f"iter:{scope.analysis.function.key}:{where}", per_thread=d.key in self.varying)
                 self.iteration_counters.append(k)
-                start = self.expr(init, scope, depth + 1)
+                count = k + induction.updates_before(node)
+                start = self.expr(induction.init, scope, depth + 1)
+                step = induction.step
                 if isinstance(step, Node):
                     step = self.expr(step, scope, depth + 1)
-                return {"+": lambda: start + k * step, "-": lambda: start - k * step,
-                        ">>": lambda: z3.LShR(start, k * step), "<<": lambda: start << (k * step)}[op]()
+                return {"+": lambda: start + count * step, "-": lambda: start - count * step,
+                        ">>": lambda: z3.LShR(start, count * step),
+                        "<<": lambda: start << (count * step)}[induction.op]()
             value = scope.analysis.values.get(node.id)
             if value is not None and value.const is not None and isinstance(value.const, int):
                 return _val(z3, value.const)
