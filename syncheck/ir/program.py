@@ -61,8 +61,9 @@ class Function:
     has_errors: bool = False
     in_main_file: bool = True
     # Findings in it are this translation unit's to report: its own functions, and the
-    # instantiations it creates of templates in the project's headers (with their arguments
-    # and this file's launches bound; the header on its own only knows them generically).
+    # instantiations it creates of kernel templates in the project's headers (with their
+    # arguments and this file's launches bound; the header on its own only knows them
+    # generically). Header helpers, templates or not, report through their own file.
     reported: bool = True
     # For an instantiation of a function template: the template's key (the generic body is
     # then analyzed only through its instantiations).
@@ -313,7 +314,8 @@ class ProgramBuilder:
             end_line=cursor.extent.end.line, params=params, body_node=None,
             is_template=cursor.kind == K.FUNCTION_TEMPLATE, in_main_file=in_main,
             instance_of=decl.key if instance else None,
-            reported=in_main or (bool(instance) and not _vendored(loc.file.name)),
+            reported=in_main or (bool(instance) and _function_kind(cursor) == "kernel"
+                                 and not _vendored(loc.file.name)),
         )
         if in_main:
             fn.text = "\n".join(self.lines[max(0, fn.line - 1):fn.end_line])
