@@ -9,7 +9,7 @@ import os
 import stat
 import sys
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from syncheck.analyses.races import fresh_solver_context
@@ -25,7 +25,9 @@ from syncheck.frontend.cuda_headers import HeadersUnavailable, cuda_declaration_
 from syncheck.frontend.parse import CompileDatabase, ParseOptions
 from syncheck.header_choice import ParseFailure, parse_and_build
 from syncheck.third_party import drop_third_party
-from syncheck.project import FileFacts, collect_facts
+from syncheck.project import (FileFacts, changed_by_project, checked_templates, collect_facts,
+                              generic_findings, join_launch_shapes, superseded_generic_findings)
+from syncheck.analyses.launch_shapes import ProjectLaunchShapes
 from syncheck.include_policy import IncludePolicy, guarding, is_under, project_roots
 from syncheck.results import FileResult
 from syncheck.safe_io import MAX_FILE_BYTES, UnsafeFileError, describe_kind, read_regular_file
@@ -63,6 +65,8 @@ class Settings:
     allow_incomplete: bool = False  # unanalyzed device functions (SYN002) do not make exit status 2
     report_headers: bool = False  # keep findings inside system and third-party headers
     reuse_parse: bool = False  # keep translation units and reparse them (language server)
+    # Block shapes of the project's launches (other files included), for the second pass.
+    project_launches: ProjectLaunchShapes | None = None
 
     def limits(self) -> Limits:
         return Limits(wall_seconds=self.timeout, memory_mb=self.memory_limit_mb)
@@ -72,7 +76,8 @@ class Settings:
                      sorted(self.compile_db.entries.items()) if self.compile_db else None,
                      self.cuda_headers, self.allow_incomplete, _real_headers_identity(self.cuda_headers),
                      # what may be included decides what is analyzed
-                     self.include_policy.roots if self.include_policy else None))
+                     self.include_policy.roots if self.include_policy else None,
+                     self.project_launches))
 
     def enabled(self, code: str, name: str, opt_in: bool = False) -> bool:
         """Is the rule on? An opt-in rule runs only when --select names it (code or name)."""
@@ -249,7 +254,8 @@ def _analyze_source(path: str, source: bytes, settings: Settings) -> FileResult:
     try:
         if path.endswith(PYTHON_SUFFIXES):
             from syncheck.frontend.python_host import analyze_python
-            return analyze_python(path, source, settings)
+            return analyze_python(path, source,
+                                  lambda name, text: analyze_cuda_source(name, text, settings))
         return analyze_cuda_source(path, source, settings)
     except RecursionError:
         return FileResult(problems=[FileProblem(path, "too deeply nested to analyze")])
@@ -314,7 +320,7 @@ def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileRes
             first = next(p for p in parsed.errors if f.line <= p.line <= f.end_line)
             problems.append(FileProblem(path, f"'{f.name}' not analyzed: {first.message}",
                                         kind="note", line=f.line))
-    service = UniformityService(program, settings.block_dim)
+    service = UniformityService(program, settings.block_dim, settings.project_launches)
     ctx = CheckContext(program, service, path)
     findings: list[Finding] = list(findings_unanalyzed)
     for check_cls in ALL_CHECKS:
@@ -323,8 +329,10 @@ def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileRes
     findings = _one_per_place(findings)
     problems.extend(FileProblem(path, message, kind="note", line=line)
                     for line, message in sorted(set(ctx.analysis_notes)))
-    return FileResult(findings, problems, collect_facts(program, service, path),
-                      _project_includes(parsed), coverage)
+    facts = collect_facts(program, service, path)
+    facts.generic_findings = generic_findings(program, findings, path)
+    facts.checked_templates = checked_templates(program)
+    return FileResult(findings, problems, facts, _project_includes(parsed), coverage)
 
 
 def _one_per_place(findings: list[Finding]) -> list[Finding]:
@@ -369,17 +377,76 @@ def analyze_paths(paths: list[str], settings: Settings, progress=None, sources: 
     sources = sources or {}
     files = discover(paths, report, excluded, frozenset(sources))
     report.files = len(files)
-    cache = Cache(settings.cache_dir, settings.cache_key()) if settings.cache_dir else None
     results: dict[str, FileResult] = {}
-    pending: list[tuple[str, bytes | None, str | None]] = []
+    texts: dict[str, bytes] = {}
     for path in files:
         try:
-            source = check_source(sources[path]) if path in sources else read_source(path)
+            texts[path] = check_source(sources[path]) if path in sources else read_source(path)
         except InputError as e:
             results[path] = FileResult(problems=[FileProblem(path, str(e))])
             if progress is not None:
                 progress(path)
-            continue
+    results.update(_analyze_sources(texts, settings, progress))
+    # A kernel launched from another file gets that launch's block shape: the files whose
+    # kernels the project's launches would give another shape are analyzed again with them.
+    project = join_launch_shapes([results[path].facts for path in files])
+    again = {path: text for path, text in texts.items()
+             if changed_by_project(results[path].facts, project)}
+    if again:
+        results.update(_analyze_sources(again, replace(settings, project_launches=project), None))
+    # A template's findings from its instantiations (in the files that create them) stand;
+    # the guesses its own file made with the arguments unknown go.
+    superseded = superseded_generic_findings([results[path].facts for path in files])
+    facts: list[FileFacts] = []
+    findings: list[Finding] = []
+    reported: set[tuple] = set()
+    spelled = {os.path.realpath(path): path for path in files}
+    for path, drop in zip(files, superseded):
+        result = results[path]
+        for f in _spelled_as_named(result.findings, spelled):
+            place = (f.code, f.path, f.line, f.column)
+            # one finding per place: several files may instantiate one header's template
+            if place not in drop and place not in reported:
+                reported.add(place)
+                findings.append(f)
+        report.problems.extend(result.problems)
+        report.coverage.add(result.coverage)
+        facts.append(result.facts)
+    findings.extend(project_findings(facts, settings))
+    if not settings.report_headers:
+        findings = drop_third_party(findings, named if named is not None else paths, settings)
+    report.findings = _filter(findings, files, settings, report, sources)
+    report.allow_incomplete = settings.allow_incomplete
+    report.sort()
+    return report
+
+
+def _spelled_as_named(findings: list[Finding], spelled: dict[str, str]) -> list[Finding]:
+    """Findings (and notes) in a header that another file's analysis reports carry the
+    header's absolute path: spell it as the user named the header, when they did."""
+    here = os.getcwd() + os.sep
+
+    def spell(path: str) -> str:
+        if not os.path.isabs(path):
+            return path
+        named = spelled.get(os.path.realpath(path))
+        if named is not None:
+            return named
+        return os.path.relpath(path) if path.startswith(here) else path
+    out = []
+    for f in findings:
+        notes = [replace(n, path=spell(n.path)) for n in f.notes]
+        out.append(replace(f, path=spell(f.path), notes=notes) if f.path != spell(f.path) or
+                   notes != f.notes else f)
+    return out
+
+
+def _analyze_sources(sources: dict[str, bytes], settings: Settings, progress) -> dict[str, FileResult]:
+    """Each file's result, from the cache or a worker."""
+    cache = Cache(settings.cache_dir, settings.cache_key()) if settings.cache_dir else None
+    results: dict[str, FileResult] = {}
+    pending: list[tuple[str, bytes | None, str | None]] = []
+    for path, source in sources.items():
         key = cache.key(path, source) if cache else None
         hit = cache.get(key) if cache else None
         if hit is not None:
@@ -395,21 +462,7 @@ def analyze_paths(paths: list[str], settings: Settings, progress=None, sources: 
         if cache is not None and key is not None and complete and not any(
                 p.kind == "error" and "internal error" in p.message for p in result.problems):
             cache.put(key, result, result.dependencies)
-    facts: list[FileFacts] = []
-    findings: list[Finding] = []
-    for path in files:
-        result = results[path]
-        findings.extend(result.findings)
-        report.problems.extend(result.problems)
-        report.coverage.add(result.coverage)
-        facts.append(result.facts)
-    findings.extend(project_findings(facts, settings))
-    if not settings.report_headers:
-        findings = drop_third_party(findings, named if named is not None else paths, settings)
-    report.findings = _filter(findings, files, settings, report, sources)
-    report.allow_incomplete = settings.allow_incomplete
-    report.sort()
-    return report
+    return results
 
 
 def _run(pending, settings: Settings, progress):

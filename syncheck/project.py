@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from syncheck.analyses import primitives as P
+from syncheck.analyses.launch_shapes import ProjectLaunchShapes, launch_site_block_dim, single_shape
 from syncheck.analyses.host_values import OCCUPANCY, PARAMETER, SM_COUNT, HostValues
 from syncheck.analyses.uniformity import UniformityService
-from syncheck.ir.calls import source_text
 from syncheck.ir.program import LaunchSite, Program
 
 COOPERATIVE_APIS = {"cudaLaunchCooperativeKernel", "cuLaunchCooperativeKernel",
@@ -52,6 +52,29 @@ class LaunchFact:
     uses_sm_count: bool = False
     result_used: bool = True
     language: str = "cuda"           # cuda | python
+    block_dim: tuple[int, int, int] | None = None  # a constant block shape
+    kernel_instance: str = ""        # the launched instantiation of a kernel template
+
+
+@dataclass(frozen=True)
+class ShapeUse:
+    """A kernel whose launch shape the file's analysis used, and the shape this file's own
+    launches give it (None: none, or not one constant)."""
+    kernel_key: str
+    instance: bool
+    local_block_dim: tuple[int, int, int] | None
+
+
+@dataclass(frozen=True)
+class GenericFinding:
+    """A finding in a template analyzed with its arguments unknown (this translation unit
+    does not instantiate it): another file that instantiates it reports on the
+    instantiations, with their arguments and launches bound, instead."""
+    template_key: str
+    code: str
+    path: str
+    line: int
+    column: int
 
 
 @dataclass
@@ -59,6 +82,9 @@ class FileFacts:
     kernels: list[KernelFact] = field(default_factory=list)
     launches: list[LaunchFact] = field(default_factory=list)
     queries_cooperative_support: bool = False
+    shape_uses: list[ShapeUse] = field(default_factory=list)
+    generic_findings: list[GenericFinding] = field(default_factory=list)
+    checked_templates: list[str] = field(default_factory=list)  # whose instantiations it reported on
 
 
 def _location(path: str, node, function: str) -> Location:
@@ -90,6 +116,8 @@ def collect_facts(program: Program, service: UniformityService, path: str) -> Fi
         hv = host_values.get(host.key) or host_values.setdefault(host.key, HostValues(program, host))
         facts.launches.append(_launch_fact(program, launch, host, hv, path))
     facts.queries_cooperative_support = _queries_support(program)
+    facts.shape_uses = [ShapeUse(key, instance, shape)
+                        for key, instance, shape in service.launch_shapes.local_answers()]
     return facts
 
 
@@ -111,11 +139,12 @@ def _launch_fact(program: Program, launch: LaunchSite, host, hv: HostValues, pat
         constant = hv.constant(grid)
         sm = SM_COUNT in sources
         origin = OCCUPANCY if OCCUPANCY in sources else ("constant" if constant is not None else "data")
-        text = source_text(program.source_lines, grid)
+        text = program.text(grid)
     used = launch.result_used or _checked_later(program, host, launch)
     return LaunchFact(launch.kernel_key, launch.kernel_name, api,
                       _location(path, launch.node, host.name), cooperative, origin, text or "",
-                      constant, sm, used)
+                      constant, sm, used, block_dim=launch_site_block_dim(program, launch),
+                      kernel_instance=launch.kernel_instance)
 
 
 def _caller_sources(program: Program, host, sources: set[str], depth: int = 0) -> set[str]:
@@ -183,3 +212,59 @@ def _queries_support(program: Program) -> bool:
             if n.kind == "MEMBER_REF_EXPR" and n.spelling == "cooperativeLaunch":
                 return True
     return False
+
+
+def join_launch_shapes(facts: list[FileFacts]) -> ProjectLaunchShapes:
+    """Every launch's block shape in the project, by kernel and by instantiation."""
+    by_kernel: dict[str, list] = {}
+    by_instance: dict[str, list] = {}
+    for file_facts in facts:
+        for launch in file_facts.launches:
+            if launch.kernel_key:
+                by_kernel.setdefault(launch.kernel_key, []).append(launch.block_dim)
+            if launch.kernel_instance:
+                by_instance.setdefault(launch.kernel_instance, []).append(launch.block_dim)
+
+    def frozen(table):
+        # one entry per distinct shape: what matters is whether the launches agree
+        return tuple((key, tuple(sorted(set(shapes), key=lambda s: (s is None, s or ()))))
+                     for key, shapes in sorted(table.items()))
+    return ProjectLaunchShapes(frozen(by_kernel), frozen(by_instance))
+
+
+def changed_by_project(file_facts: FileFacts, project: ProjectLaunchShapes) -> bool:
+    """Would the project's launches give a kernel this file analyzed another block shape than
+    the file's own launches did?"""
+    for use in file_facts.shape_uses:
+        shapes = project.shapes(use.kernel_key, use.instance)
+        if not shapes:
+            continue
+        local = [use.local_block_dim] if use.local_block_dim is not None else []
+        if single_shape(list(shapes) + local) != use.local_block_dim:
+            return True
+    return False
+
+
+def generic_findings(program: Program, findings, path: str) -> list[GenericFinding]:
+    """This file's findings that lie in a template of its own analyzed only generically."""
+    generic = [fn for fn in program.functions.values() if fn.in_main_file and fn.is_template
+               and fn.instance_of is None and program.analyzed_generically(fn)]
+    out = []
+    for f in findings:
+        owner = next((fn for fn in generic if f.path == path and fn.line <= f.line <= fn.end_line), None)
+        if owner is not None:
+            out.append(GenericFinding(owner.key, f.code, f.path, f.line, f.column))
+    return out
+
+
+def checked_templates(program: Program) -> list[str]:
+    return sorted({fn.instance_of for fn in program.functions.values()
+                   if fn.instance_of is not None and fn.reported and not fn.has_errors})
+
+
+def superseded_generic_findings(facts: list[FileFacts]) -> list[set[tuple]]:
+    """Per file, the places of its generic-template findings that another file's analysis
+    of the template's instantiations supersedes."""
+    checked = {key for file_facts in facts for key in file_facts.checked_templates}
+    return [{(g.code, g.path, g.line, g.column) for g in file_facts.generic_findings
+             if g.template_key in checked} for file_facts in facts]

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 
 from syncheck.diagnostics import (Edit, FileCoverage, FileProblem, Finding, Fix, Note, Severity,
                                   UnanalyzedFunction)
-from syncheck.project import FileFacts, KernelFact, LaunchFact, Location
+from syncheck.project import FileFacts, GenericFinding, KernelFact, LaunchFact, Location, ShapeUse
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 3
 
 
 @dataclass
@@ -38,7 +38,7 @@ class ResultFormatError(ValueError):
 # The only classes the decoder may build. Any field type outside these, the scalars,
 # Optional, list and tuple is a programming error caught by the tests.
 _DATACLASSES = (FileResult, Finding, Note, FileProblem, FileFacts, KernelFact, LaunchFact, Location,
-                FileCoverage, UnanalyzedFunction, Fix, Edit)
+                FileCoverage, UnanalyzedFunction, Fix, Edit, ShapeUse, GenericFinding)
 _ENUMS = (Severity,)
 _MAX_DEPTH = 12
 

@@ -14,35 +14,25 @@ from dataclasses import dataclass
 from typing import Callable
 
 from syncheck.ir.cfg import CFG, depth_first
-from syncheck.ir.nodes import Node
-
-
-_WRAPPERS = ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR")
-
-
-def _strip(node: Node) -> Node:
-    while node.kind in _WRAPPERS and node.children:
-        node = node.children[-1]
-    return node
+from syncheck.ir.nodes import Node, strip_wrappers, structural_key
 
 
 def _shape(node: Node) -> tuple:
-    node = _strip(node)
-    return tuple((n.kind, n.spelling, n.op, n.value, n.decl.key if n.decl else "") for n in node.walk())
+    return structural_key(strip_wrappers(node))
 
 
 def _counter_test(cond: Node, step_of: str | None = None):
     """`k < n` -> (k, '<', shape of n); with step_of=k, `k + s < n` -> (k, '<', shape of n, s)."""
-    cond = _strip(cond)
+    cond = strip_wrappers(cond)
     if cond.kind != "BINARY_OPERATOR" or cond.op not in ("<", "<=", "!=") or len(cond.children) != 2:
         return None
-    left, right = _strip(cond.children[0]), cond.children[1]
+    left, right = strip_wrappers(cond.children[0]), cond.children[1]
     if step_of is None:
         if left.kind == "DECL_REF_EXPR" and left.decl is not None:
             return left.decl.key, cond.op, _shape(right)
         return None
     if left.kind == "BINARY_OPERATOR" and left.op == "+" and len(left.children) == 2:
-        var, step = _strip(left.children[0]), _strip(left.children[1])
+        var, step = strip_wrappers(left.children[0]), strip_wrappers(left.children[1])
         if var.kind == "DECL_REF_EXPR" and var.decl is not None and var.decl.key == step_of \
                 and step.kind == "INTEGER_LITERAL" and isinstance(step.value, int):
             return var.decl.key, cond.op, _shape(right), step.value
@@ -57,15 +47,15 @@ def _counter_step(cfg: CFG, loop: "Loop", var: str) -> int | None:
             for n in item.walk():
                 target = None
                 if n.kind == "UNARY_OPERATOR" and n.op in ("++", "post++") and n.children:
-                    target, step = _strip(n.children[0]), 1
+                    target, step = strip_wrappers(n.children[0]), 1
                 elif n.kind == "COMPOUND_ASSIGNMENT_OPERATOR" and n.op == "+=" and len(n.children) == 2:
-                    rhs = _strip(n.children[1])
-                    target = _strip(n.children[0])
+                    rhs = strip_wrappers(n.children[1])
+                    target = strip_wrappers(n.children[0])
                     step = rhs.value if rhs.kind == "INTEGER_LITERAL" and isinstance(rhs.value, int) else None
                 elif n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR", "UNARY_OPERATOR") and \
                         n.op and (n.op.endswith("=") and n.op not in ("==", "!=", "<=", ">=") or "-" in n.op) \
                         and n.children:
-                    target, step = _strip(n.children[0]), None
+                    target, step = strip_wrappers(n.children[0]), None
                 if target is not None and target.kind == "DECL_REF_EXPR" and target.decl is not None \
                         and target.decl.key == var:
                     steps.append(step)
@@ -86,12 +76,22 @@ class Loop:
 
 
 class BarrierIntervals:
-    def __init__(self, cfg: CFG, live: set[int], is_barrier: Callable[[Node], bool]):
+    def __init__(self, cfg: CFG, live: set[int], is_barrier: Callable[[Node], bool],
+                 runs_once: Callable[[Node], bool] | None = None):
+        """``runs_once(loop_statement)``: does the loop's first test always pass (so a thread
+        that reaches the loop runs its body at least once)?"""
         self.cfg = cfg
         self.live = live
         self.barrier_items = {(b, i) for b in live for i, item in enumerate(cfg.blocks[b].items)
                               if is_barrier(item)}
         self.loops = self._loops()
+        self.entered: dict[int, Loop] = {}
+        for loop in self.loops:
+            header = cfg.blocks[loop.header]
+            if runs_once is not None and header.branch_kind == "loop" and header.branch_stmt is not None \
+                    and header.branch_stmt.kind in ("FOR_STMT", "WHILE_STMT") and len(header.succs) == 2 \
+                    and runs_once(header.branch_stmt):
+                self.entered[loop.header] = loop
         # Branches that fail only on a loop's last iteration (`if (k + 1 < n)` in
         # `for (k = 0; k < n; ++k)`): past their false arm the thread leaves the loop.
         self.last_iteration_branches = self._last_iteration_branches()
@@ -124,17 +124,18 @@ class BarrierIntervals:
     def _scan(self, start: Point, stop: int | None = None) -> tuple[set[tuple[int, int]], set[int]]:
         """Items reached from ``start`` before a barrier, and the blocks left without one.
         A path carries the loop headers it must leave by (after a last-iteration branch)."""
-        seen: set[tuple[int, frozenset]] = set()
+        seen: set[tuple[int, frozenset, bool]] = set()
         reached: set[tuple[int, int]] = set()
         left: set[int] = set()
-        work: list[tuple[Point, frozenset]] = [(start, frozenset())]
+        # (point, loop headers to leave, arriving at a loop that runs once from outside it)
+        work: list[tuple[Point, frozenset, bool]] = [(start, frozenset(), False)]
         first = True
         while work:
-            p, exiting = work.pop()
+            p, exiting, entering = work.pop()
             if not first:
-                if (p.block, exiting) in seen:
+                if (p.block, exiting, entering) in seen:
                     continue
-                seen.add((p.block, exiting))
+                seen.add((p.block, exiting, entering))
             first = False
             block = self.cfg.blocks[p.block]
             items = block.items
@@ -150,11 +151,14 @@ class BarrierIntervals:
             succs = block.succs
             if p.block in exiting and len(succs) == 2:
                 succs, exiting = [succs[1]], exiting - {p.block}  # the loop's last iteration ended
+            elif entering:
+                succs = succs[:1]  # the first test of a loop that runs at least once
             header = self.last_iteration_branches.get(p.block)
             for n, s in enumerate(succs):
                 if s in self.live and s != stop:
                     leaving = exiting | {header} if header is not None and n == 1 else exiting
-                    work.append((Point(s, -1), leaving))
+                    loop = self.entered.get(s)
+                    work.append((Point(s, -1), leaving, loop is not None and p.block not in loop.blocks))
         return reached, left
 
     def _last_iteration_branches(self) -> dict[int, int]:
@@ -233,3 +237,53 @@ class BarrierIntervals:
                 if s in loop.blocks:
                     work.append(s)
         return False
+
+
+def first_test_passes(loop: Node, block_dim: tuple[int, int, int] | None) -> bool:
+    """Does `for (v = init; v OP bound; ...)` enter its body, with init and bound constants
+    (literals, template arguments, the block shape when it is known)?"""
+    if loop.kind != "FOR_STMT":
+        return False
+    init, cond = loop.child_by_role("init"), loop.child_by_role("cond")
+    if init is None or cond is None:
+        return False
+    node = init.children[0] if init.kind == "DECL_STMT" and len(init.children) == 1 else init
+    if node.kind == "VAR_DECL" and node.decl is not None and node.children:
+        var, start = node.decl.key, _constant(node.children[-1], block_dim)
+    elif node.kind == "BINARY_OPERATOR" and node.op == "=" and len(node.children) == 2 and \
+            strip_wrappers(node.children[0]).kind == "DECL_REF_EXPR" and strip_wrappers(node.children[0]).decl:
+        var, start = strip_wrappers(node.children[0]).decl.key, _constant(node.children[1], block_dim)
+    else:
+        return False
+    cond = strip_wrappers(cond)
+    if start is None or cond.kind != "BINARY_OPERATOR" or len(cond.children) != 2:
+        return False
+    left = strip_wrappers(cond.children[0])
+    if left.kind != "DECL_REF_EXPR" or left.decl is None or left.decl.key != var:
+        return False
+    bound = _constant(cond.children[1], block_dim)
+    tests = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+             ">=": lambda a, b: a >= b, "!=": lambda a, b: a != b}
+    return bound is not None and cond.op in tests and tests[cond.op](start, bound)
+
+
+def _constant(node: Node, block_dim: tuple[int, int, int] | None) -> int | None:
+    node = strip_wrappers(node)
+    if node.kind == "MEMBER_REF_EXPR" and node.children and block_dim is not None:
+        base = strip_wrappers(node.children[0])
+        if base.kind == "DECL_REF_EXPR" and base.decl is not None and base.decl.storage == "builtin" \
+                and base.decl.name == "blockDim" and node.spelling in ("x", "y", "z"):
+            return block_dim["xyz".index(node.spelling)]
+        return None
+    if isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    if node.kind == "BINARY_OPERATOR" and len(node.children) == 2:
+        a, b = (_constant(c, block_dim) for c in node.children)
+        if a is None or b is None:
+            return None
+        ops = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+               "/": lambda: a // b if b > 0 and a >= 0 else None,
+               ">>": lambda: a >> b if 0 <= b < 64 else None,
+               "<<": lambda: a << b if 0 <= b < 64 else None}
+        return ops[node.op]() if node.op in ops else None
+    return None

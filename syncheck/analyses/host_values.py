@@ -37,6 +37,8 @@ class HostValues:
         self.fn = fn
         self.depth = depth
         self.defs: dict[str, list[Node]] = {}
+        # `shape.x = n`: assignments to one field of a local struct (dim3), by variable and field
+        self.field_defs: dict[str, dict[str, list[Node]]] = {}
         self.direct: dict[str, set[str]] = {}
         self.params = {p.key for p in fn.params}
         self._memo: dict[str, set[str]] = {}
@@ -52,6 +54,11 @@ class HostValues:
                 key = _base_var(n.children[0])
                 if key:
                     self.defs.setdefault(key, []).append(n.children[1])
+                    target = n.children[0]
+                    if target.kind == "MEMBER_REF_EXPR" and n.op == "=" and target.children and \
+                            target.children[0].kind == "DECL_REF_EXPR":
+                        self.field_defs.setdefault(key, {}).setdefault(target.spelling, []).append(
+                            n.children[1])
             elif n.kind == "CALL_EXPR" and n.decl is not None:
                 name = n.decl.name
                 args = call_args(n)
@@ -106,13 +113,24 @@ class HostValues:
             if len(real) == 1 and "dim3" in real[0].type:  # a copy of another dim3
                 return self.dim3(real[0])
         if node.kind == "DECL_REF_EXPR" and node.decl is not None and "dim3" in node.decl.type:
-            defs = self.defs.get(node.decl.key, [])
-            if len(defs) != 1:
+            key = node.decl.key
+            fields = self.field_defs.get(key, {})
+            whole = [d for d in self.defs.get(key, [])
+                     if not any(d is v for values in fields.values() for v in values)]
+            if len(whole) != 1:
                 return None
-            node = defs[0]
-            while node.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and node.children and \
-                    not (node.kind == "CALL_EXPR"):
-                node = node.children[-1]
+            dims = self.dim3(whole[0])
+            if dims is None or not fields:
+                return dims
+            # Field assignments (`shape.x = n`) count when every one gives the same constant.
+            out = list(dims)
+            for name, values in fields.items():
+                axis = "xyz".find(name)
+                found = {self.constant(v) for v in values}
+                if axis < 0 or len(found) != 1 or None in found:
+                    return None
+                out[axis] = found.pop()
+            return tuple(out)  # type: ignore[return-value]
         if node.kind == "CALL_EXPR" and node.decl is not None and node.decl.kind == "CONSTRUCTOR" \
                 and node.decl.name == "dim3" and not (len(node.children) == 1 and "dim3" in node.children[0].type):
             args = [a for a in node.children if not (a.kind == "UNEXPOSED_EXPR" and not a.children)]
@@ -165,7 +183,33 @@ class HostValues:
         if kind == "DECL_REF_EXPR" and expr.decl is not None:
             if expr.decl.value is not None:
                 return expr.decl.value
-            defs = self.defs.get(expr.decl.key, [])
-            if len(defs) == 1 and expr.decl.key not in self.direct and expr.decl.key not in self.params:
+            key = expr.decl.key
+            defs = self.defs.get(key, [])
+            if len(defs) == 1 and key not in self.direct and key not in self.params:
                 return self.constant(defs[0])
+            if key in self.params and not defs:
+                return self._argument_constant(key)
         return None
+
+    def _argument_constant(self, param_key: str) -> int | None:
+        """A parameter's value when every call of this host function in the file passes the
+        same constant (through up to three callers): `run(n_threads)` with n_threads = 256."""
+        if self.depth >= 3:
+            return None
+        index = next(i for i, p in enumerate(self.fn.params) if p.key == param_key)
+        values = set()
+        for caller in self.program.functions.values():
+            if caller.runs_on_device or caller.body is None or not caller.mentions(self.fn.name):
+                continue
+            caller_values = None
+            for n in caller.body.walk():
+                if n.kind != "CALL_EXPR" or self.program.resolve_call(n.decl) is not self.fn:
+                    continue
+                args = [a for a in call_args(n) if not (a.kind == "UNEXPOSED_EXPR" and not a.children)]
+                if index >= len(args):
+                    return None  # a default argument: not followed
+                caller_values = caller_values or HostValues(self.program, caller, self.depth + 1)
+                values.add(caller_values.constant(args[index]))
+        if len(values) != 1:
+            return None
+        return values.pop()

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
+
 from syncheck.analyses.host_values import HostValues
-from syncheck.ir.nodes import Node
+from syncheck.ir.nodes import Node, structural_key
 from syncheck.ir.program import Function, LaunchSite, Program
 
 
@@ -15,23 +18,96 @@ def launches_of(program: Program, kernel: Function) -> list[LaunchSite]:
     return [l for l in program.launches if l.kernel_key == kernel.key]
 
 
-def launch_block_dim(program: Program, kernel: Function) -> tuple[int, int, int] | None:
-    """The block shape every launch of the kernel in this file uses, when it is constant."""
-    shapes = set()
-    for launch in launches_of(program, kernel):
-        block = None
-        if launch.api == "<<<>>>" and len(launch.config) > 1:
-            block = launch.config[1]
-        elif launch.api in ("cudaLaunchKernel", "cudaLaunchCooperativeKernel") and len(launch.args) > 2:
-            block = launch.args[2]
-        if block is None:
-            return None
-        hv = HostValues(program, program.functions[launch.host_function])
-        dims = hv.dim3(block)
-        if dims is None:
-            return None
-        shapes.add(dims)
-    return shapes.pop() if len(shapes) == 1 else None
+Shape = tuple[int, int, int]
+
+
+def launch_site_block_dim(program: Program, launch: LaunchSite) -> Shape | None:
+    """The constant block shape of one launch, or None when it is not a constant."""
+    block = None
+    if launch.api == "<<<>>>" and len(launch.config) > 1:
+        block = launch.config[1]
+    elif launch.api in ("cudaLaunchKernel", "cudaLaunchCooperativeKernel") and len(launch.args) > 2:
+        block = launch.args[2]
+    if block is None:
+        return None
+    return HostValues(program, program.functions[launch.host_function]).dim3(block)
+
+
+@dataclass(frozen=True)
+class ProjectLaunchShapes:
+    """The block shapes of every launch in the analyzed project (None: not a constant), by
+    kernel key and by instantiation key; joined from every file's facts by the engine."""
+    by_kernel: tuple[tuple[str, tuple[Shape | None, ...]], ...] = ()
+    by_instance: tuple[tuple[str, tuple[Shape | None, ...]], ...] = ()
+
+    def shapes(self, key: str, instance: bool) -> tuple[Shape | None, ...]:
+        table = self.by_instance if instance else self.by_kernel
+        return dict(table).get(key, ())
+
+
+def single_shape(shapes) -> Shape | None:
+    """The shape every launch uses, when there are launches and all agree on a constant."""
+    distinct = set(shapes)
+    if len(distinct) != 1:
+        return None
+    return next(iter(distinct))
+
+
+class LaunchShapes:
+    """The block shape the launches fix for each kernel: this file's launches, joined with the
+    project's (other translation units) when the engine knows them. Remembers what it
+    answered, so the engine can tell which files an other file's launches would change."""
+
+    def __init__(self, program: Program, project: ProjectLaunchShapes | None = None):
+        self.program = program
+        self.project = project
+        self._answers: dict[tuple[str, bool], Shape | None] = {}
+        self._from_project: set[tuple[str, bool]] = set()
+
+    def all_shapes(self, kernel: Function) -> list[Shape | None]:
+        """The distinct block shapes of the kernel's known launches (None: not a constant)."""
+        shapes = {launch_site_block_dim(self.program, l) for l in launches_of(self.program, kernel)}
+        if self.project is not None:
+            shapes |= set(self.project.shapes(kernel.key, kernel.instance_of is not None))
+        return sorted(shapes, key=lambda s: (s is None, s or ()))
+
+    def block_dim(self, kernel: Function) -> Shape | None:
+        key = (kernel.key, kernel.instance_of is not None)
+        if key not in self._answers:
+            local = [launch_site_block_dim(self.program, l) for l in launches_of(self.program, kernel)]
+            answer = single_shape(self.all_shapes(kernel))
+            if answer is not None and single_shape(local) != answer:
+                self._from_project.add(key)
+            self._answers[key] = answer
+        return self._answers[key]
+
+    def relations(self, kernel: Function) -> dict[int, tuple]:
+        """block_dim_relations of this file's launches, unless launches in other files
+        (whose arguments are not at hand) may give the kernel other shapes."""
+        if self.project is not None:
+            local = {launch_site_block_dim(self.program, l) for l in launches_of(self.program, kernel)}
+            if not set(self.project.shapes(kernel.key, kernel.instance_of is not None)) <= local:
+                return {}
+        return block_dim_relations(self.program, kernel)
+
+    def origin(self, kernel: Function) -> str:
+        """Where block_dim's answer comes from, for messages."""
+        if (kernel.key, kernel.instance_of is not None) in self._from_project:
+            return "the kernel's launches in the project"
+        if not kernel.in_main_file:  # an instantiation of a header's template
+            return f"the launches in {os.path.basename(self.program.path)}"
+        return "the launches in this file"
+
+    def local_answers(self) -> list[tuple[str, bool, Shape | None]]:
+        """(kernel key, is an instantiation, the shape this file's launches alone give) for each
+        kernel whose launch shape an analysis asked for."""
+        out = []
+        for (key, instance) in sorted(self._answers):
+            kernel = self.program.functions.get(key)
+            local = [launch_site_block_dim(self.program, l) for l in launches_of(self.program, kernel)] \
+                if kernel is not None else []
+            out.append((key, instance, single_shape(local)))
+        return out
 
 
 # A launch relation: an expression over the kernel's parameters, as a small tree:
@@ -54,7 +130,7 @@ def block_dim_relations(program: Program, kernel: Function) -> dict[int, tuple]:
         axes = hv.dim3_expressions(block)
         if axes is None:
             return {}
-        arguments = {_shape(a): p.key for a, p in zip(launch.args, kernel.params)}
+        arguments = {structural_key(a): p.key for a, p in zip(launch.args, kernel.params)}
         found = {}
         for axis, expr in enumerate(axes):
             form = _kernel_terms(expr, arguments, hv) if expr is not None else ("const", 1)
@@ -69,11 +145,11 @@ def _kernel_terms(expr: Node, arguments: dict[tuple, str], hv: HostValues, depth
         return None
     while expr.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR",
                         "CXX_FUNCTIONAL_CAST_EXPR") and expr.children:
-        key = _shape(expr)
+        key = structural_key(expr)
         if key in arguments:
             return ("param", arguments[key])
         expr = expr.children[-1]
-    key = _shape(expr)
+    key = structural_key(expr)
     if key in arguments:
         return ("param", arguments[key])
     value = hv.constant(expr)
@@ -84,10 +160,3 @@ def _kernel_terms(expr: Node, arguments: dict[tuple, str], hv: HostValues, depth
         if left is not None and right is not None:
             return (expr.op, left, right)
     return None
-
-
-def _shape(node: Node) -> tuple:
-    """A structural key: two host expressions with the same key compute the same value here."""
-    while node.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and len(node.children) == 1:
-        node = node.children[0]
-    return tuple((n.kind, n.spelling, n.op, n.value, n.decl.key if n.decl else "") for n in node.walk())

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from syncheck.analyses.barrier_intervals import BarrierIntervals
 from syncheck.analyses.levels import Level
-from syncheck.analyses.shared_memory import Access, KernelAccesses, Scope, _strip
+from syncheck.analyses.shared_memory import Access, KernelAccesses, Scope
 from syncheck.analyses.uniformity import UniformityService
-from syncheck.ir.nodes import Node
+from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers, structural_key
 from syncheck.ir.program import Function, Program
 
 _Z3 = None
@@ -188,14 +188,18 @@ class _Encoder:
                     raise
             induction = scope.inductions.get(d.key)
             if induction is not None:
-                init, op, step, line = induction
-                k = self.sym(f"iter:{scope.analysis.function.key}:{line}", per_thread=d.key in self.varying)
+                # One iteration count per loop: the inductions of a loop move together.
+                where = induction.loop if induction.loop is not None else f"line {induction.line}"
+                k = self.sym(f"iter:{scope.analysis.function.key}:{where}", per_thread=d.key in self.varying)
                 self.iteration_counters.append(k)
-                start = self.expr(init, scope, depth + 1)
+                count = k + induction.updates_before(node)
+                start = self.expr(induction.init, scope, depth + 1)
+                step = induction.step
                 if isinstance(step, Node):
                     step = self.expr(step, scope, depth + 1)
-                return {"+": lambda: start + k * step, "-": lambda: start - k * step,
-                        ">>": lambda: z3.LShR(start, k * step), "<<": lambda: start << (k * step)}[op]()
+                return {"+": lambda: start + count * step, "-": lambda: start - count * step,
+                        ">>": lambda: z3.LShR(start, count * step),
+                        "<<": lambda: start << (count * step)}[induction.op]()
             value = scope.analysis.values.get(node.id)
             if value is not None and value.const is not None and isinstance(value.const, int):
                 return _val(z3, value.const)
@@ -459,8 +463,9 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
     for accesses in by_array.values():
         if not any(a.write for a in accesses):
             continue  # read-only shared data
-        # Accesses in other files (headers) are reported when their own kernels are analyzed.
-        accesses = [a for a in accesses if a.function is None or a.function.in_main_file]
+        # Accesses in other files (headers) are reported when their own kernels are analyzed
+        # (or through the instantiations this file creates).
+        accesses = [a for a in accesses if a.function is None or a.function.reported]
         ordered = sorted(accesses, key=lambda x: (x.node.line, x.node.col, x.node.id))
         for i, a in enumerate(ordered):
             for b in ordered[i:]:
@@ -513,7 +518,7 @@ def _same_own_element(a: Access, b: Access, uses_y: bool, uses_z: bool) -> bool:
     loop_vars = set(a.scope.inductions) | a.scope.multi_defs
     has_x = has_y = False
     for (na, sa), (nb, _) in zip(a.indices, b.indices):
-        if _text(na) != _text(nb) or _refs(na) & loop_vars:
+        if structural_key(na) != structural_key(nb) or _refs(na) & loop_vars:
             return False
         value = sa.analysis.values.get(na.id)
         has_x |= value is not None and value.lane_linear
@@ -527,12 +532,12 @@ def _is_thread_y(node: Node) -> bool:
         node.children[0].decl is not None and node.children[0].decl.name == "threadIdx"
 
 
-def _text(node: Node) -> str:
-    return "|".join(f"{n.kind}:{n.spelling}:{n.op}:{n.value}:{n.decl.key if n.decl else ''}" for n in node.walk())
-
-
 def _refs(node: Node) -> set[str]:
     return {n.decl.key for n in node.walk() if n.kind == "DECL_REF_EXPR" and n.decl is not None}
+
+
+def _strip(node: Node) -> Node:
+    return strip_wrappers(node, POINTER_WRAPPERS)
 
 
 def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierIntervals | None = None,
@@ -672,7 +677,6 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
     the kernel admits (or the one its launches use), the launch relations and, in loops, at
     the same iteration: `for (t = base + tid; t < end + tid; t += C)` or a bound rounded up
     to the block size. False when unproven (undecided within the budget included)."""
-    from syncheck.analyses.launch_shapes import block_dim_relations
     z3 = _z3()
     scopes = _context_scopes(service, root, frames)
     shape = service.shape_of(root).block_dim
@@ -699,7 +703,7 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
             solver.add(sym > -_SYMBOL_RANGE, sym < _SYMBOL_RANGE)
     for k in e1.iteration_counters + e2.iteration_counters:
         solver.add(k >= 0, k < _SYMBOL_RANGE)
-    for axis, form in block_dim_relations(program, root).items():
+    for axis, form in service.launch_shapes.relations(root).items():
         term = _relation_term(e1, form)
         if term is not None:
             solver.add(dims[axis] == term)
@@ -787,7 +791,7 @@ def assumed_shape(ka: KernelAccesses) -> tuple[tuple[int, int, int] | None, str]
     if ka.kernel.block_dim:
         return ka.kernel.block_dim, "the block-dim comment"
     if ka.launch_block_dim:
-        return ka.launch_block_dim, "the launches in this file"
+        return ka.launch_block_dim, ka.service.launch_shapes.origin(ka.kernel)
     return None, SMALLEST_SHAPE
 
 

@@ -10,17 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from syncheck.analyses import primitives as P
-from syncheck.analyses.barrier_intervals import BarrierIntervals
-from syncheck.analyses.launch_shapes import block_dim_relations, launch_block_dim
+from syncheck.analyses.barrier_intervals import BarrierIntervals, first_test_passes
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
 from syncheck.ir.calls import call_args
 from syncheck.ir.cfg import CFG, Block
-from syncheck.ir.nodes import Node
+from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers
 from syncheck.ir.program import Function, Program
 
 _ASSIGN = {"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="}
-_WRAPPERS = ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR",
-             "CXX_REINTERPRET_CAST_EXPR", "CXX_CONST_CAST_EXPR")
 
 
 @dataclass(frozen=True)
@@ -43,7 +40,7 @@ class Scope:
     pointer_alias: dict[str, tuple[str, list[tuple[Node, "Scope"]]]] = field(default_factory=dict)
     # Loop counters: var -> (initial value, "+" | "-" | ">>" | "<<", constant step, line of
     # the update: counters updated on one line, as in 'k += R, i += R', advance together)
-    inductions: dict[str, tuple[Node, str, int, int]] = field(default_factory=dict)
+    inductions: dict[str, "Induction"] = field(default_factory=dict)
 
     def __hash__(self) -> int:
         return id(self)
@@ -142,7 +139,7 @@ _SIZES = {"char": 1, "signed char": 1, "unsigned char": 1, "int8_t": 1, "uint8_t
 def _same_element_type(node: Node) -> bool:
     """Does every cast on the way to the pointer keep the element size? (Indices through a
     `half*` view of a `float` buffer count other units.)"""
-    while node.kind in _WRAPPERS and node.children:
+    while node.kind in POINTER_WRAPPERS and node.children:
         inner = node.children[-1]
         if node.kind != "PAREN_EXPR" and "*" in node.type and ("*" in inner.type or "[" in inner.type):
             outer_size, inner_size = _SIZES.get(_pointee(node.type)), _SIZES.get(_pointee(inner.type))
@@ -169,15 +166,14 @@ def _display_name(key: str, node: Node) -> str:
 
 
 def _strip(n: Node) -> Node:
-    while n.kind in _WRAPPERS and n.children:
-        n = n.children[-1]
-    return n
+    return strip_wrappers(n, POINTER_WRAPPERS)
 
 
-def _inductions(fn: Function, single_init: dict[str, Node]) -> dict[str, tuple[Node, str, int | Node, int]]:
+def _inductions(fn: Function, single_init: dict[str, Node]) -> dict[str, "Induction"]:
     """Variables with one initial value and one update by a step the loop does not change
     (i += 4, s >>= 1, x += blockDim.x)."""
     updates: dict[str, list[tuple[str, int | None]]] = {}
+    loop_of = _innermost_loops(fn.body)
     for n in fn.body.walk():
         op = None
         step = None
@@ -199,11 +195,48 @@ def _inductions(fn: Function, single_init: dict[str, Node]) -> dict[str, tuple[N
             target = _strip(n.children[0])
             op, step = "=", None
         if target is not None and target.kind == "DECL_REF_EXPR" and target.decl is not None:
-            updates.setdefault(target.decl.key, []).append((op, step, n.line))
+            updates.setdefault(target.decl.key, []).append((op, step, n))
     out = {}
     for key, ups in updates.items():
         if len(ups) == 1 and ups[0][1] is not None and ups[0][0] != "=" and key in single_init:
-            out[key] = (single_init[key], ups[0][0], ups[0][1], ups[0][2])
+            update = ups[0][2]
+            loop, is_increment = loop_of.get(update.id, (None, False))
+            out[key] = Induction(single_init[key], ups[0][0], ups[0][1], update.line,
+                                 loop.id if loop is not None else None,
+                                 None if is_increment else update.start)
+    return out
+
+
+@dataclass(frozen=True)
+class Induction:
+    """A variable that changes by a fixed step once per iteration of its loop. Inductions of
+    one loop share its iteration count (`offset *= 2` beside `d >>= 1` keeps offset * d
+    fixed)."""
+    init: Node
+    op: str               # + - << >>
+    step: int | Node
+    line: int
+    loop: int | None      # the innermost loop statement holding the update
+    body_offset: int | None  # where the update sits in the loop body; None: the loop's increment
+
+    def updates_before(self, node: Node) -> int:
+        """Updates of the current iteration that have run when ``node`` is evaluated."""
+        return 1 if self.body_offset is not None and self.body_offset < node.start else 0
+
+
+def _innermost_loops(body: Node) -> dict[int, tuple[Node, bool]]:
+    """node id -> (innermost loop statement around it, is it that loop's increment)."""
+    out: dict[int, tuple[Node, bool]] = {}
+    stack: list[tuple[Node, tuple[Node, bool] | None]] = [(body, None)]
+    while stack:
+        node, loop = stack.pop()
+        if loop is not None:
+            out[node.id] = loop
+        for c in node.children:
+            if node.kind in ("FOR_STMT", "WHILE_STMT", "DO_STMT"):
+                stack.append((c, (node, c.role == "inc") if c.role != "init" else loop))
+            else:
+                stack.append((c, loop))
     return out
 
 
@@ -304,8 +337,8 @@ class KernelAccesses:
         # inlined calls: instance id -> (callee block intervals, callee warp intervals)
         self.instances: dict[int, tuple[BarrierIntervals, BarrierIntervals]] = {}
         self.uses_y, self.uses_z = _uses_dimensions(program, kernel)
-        self.launch_block_dim = launch_block_dim(program, kernel)
-        self.block_relations = block_dim_relations(program, kernel)
+        self.launch_block_dim = service.launch_shapes.block_dim(kernel)
+        self.block_relations = service.launch_shapes.relations(kernel)
         self.unknown_barrier_calls = False
         root = self._scope(kernel, self.analysis, {})
         # `if (bad) __trap();` or `__builtin_assume(ok)` at the kernel's top level: every
@@ -317,8 +350,10 @@ class KernelAccesses:
         cfg, live = self.cfg, self.live
         self.cond_levels = {b: ctx.cond_level for b, ctx in self.contexts.items()
                             if ctx.cond_level is not None and b in live}
-        self.block_intervals = BarrierIntervals(cfg, live, lambda item: self._barrier(item, warp=False))
-        self.warp_intervals = BarrierIntervals(cfg, live, lambda item: self._barrier(item, warp=True))
+        self.block_intervals = BarrierIntervals(cfg, live, lambda item: self._barrier(item, warp=False),
+                                                self._runs_once)
+        self.warp_intervals = BarrierIntervals(cfg, live, lambda item: self._barrier(item, warp=True),
+                                               self._runs_once)
         for b in sorted(live):
             ctx = self.contexts.get(b)
             if ctx is None:
@@ -328,6 +363,10 @@ class KernelAccesses:
                               instance=None, local=None)
 
     # -- the kernel's CFG with synchronizing helpers expanded --
+    def _runs_once(self, loop: Node) -> bool:
+        shape = self.service.default_block_dim or self.kernel.block_dim or self.launch_block_dim
+        return first_test_passes(loop, shape)
+
     def _expanded_cfg(self, root: Scope) -> CFG:
         blocks: list[Block] = []
         entry, exit_ = self._copy_function(root, [], blocks, depth=0)
@@ -647,7 +686,7 @@ class KernelAccesses:
             if kind == "LAMBDA_EXPR":
                 continue
             for c in node.children:
-                keep = mode in ("write", "update") and kind in _WRAPPERS
+                keep = mode in ("write", "update") and kind in POINTER_WRAPPERS
                 stack.append((c, mode if keep or mode == "read" else "read", gs, stored))
 
     def _index_nodes(self, node: Node) -> list[Node]:
@@ -715,8 +754,8 @@ class KernelAccesses:
         if instance is None:  # nested calls share their outermost call's instance
             instance = len(self.instances)
             self.instances[instance] = (
-                BarrierIntervals(cfg, live, lambda item: self._barrier(item, warp=False)),
-                BarrierIntervals(cfg, live, lambda item: self._barrier(item, warp=True)))
+                BarrierIntervals(cfg, live, lambda item: self._barrier(item, warp=False), self._runs_once),
+                BarrierIntervals(cfg, live, lambda item: self._barrier(item, warp=True), self._runs_once))
             nested = False
         else:
             nested = True

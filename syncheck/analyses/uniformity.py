@@ -20,7 +20,9 @@ from syncheck.analyses import per_thread as PT
 from syncheck.analyses import primitives as P
 from syncheck.analyses.control_dependence import control_dependences
 from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level, join_all
-from syncheck.ir.calls import call_args, group_kind, source_text
+from syncheck.analyses.launch_shapes import LaunchShapes, ProjectLaunchShapes
+from syncheck.analyses.warp_idioms import Butterfly, butterfly
+from syncheck.ir.calls import call_args, group_kind
 from syncheck.ir.cfg import CFG, build_cfg
 from syncheck.ir.nodes import Node
 from syncheck.ir.program import Function, Program
@@ -109,9 +111,11 @@ def shape_for(fn: Function, default: tuple[int, int, int] | None = None,
 
 
 class UniformityService:
-    def __init__(self, program: Program, default_block_dim: tuple[int, int, int] | None = None):
+    def __init__(self, program: Program, default_block_dim: tuple[int, int, int] | None = None,
+                 project_launches: ProjectLaunchShapes | None = None):
         self.program = program
         self.default_block_dim = default_block_dim
+        self.launch_shapes = LaunchShapes(program, project_launches)
         self._cache: dict[tuple, FunctionAnalysis] = {}
         self._cfgs: dict[str, tuple[CFG, set[int], dict[int, set[int]]]] = {}
         self._in_progress: set[tuple] = set()
@@ -125,8 +129,7 @@ class UniformityService:
         """Kernel parameters that every launch in the file sets to the block size: key -> axis."""
         tied = self._tied.get(fn.key)
         if tied is None:
-            from syncheck.analyses.launch_shapes import block_dim_relations
-            tied = {form[1]: "xyz"[axis] for axis, form in block_dim_relations(self.program, fn).items()
+            tied = {form[1]: "xyz"[axis] for axis, form in self.launch_shapes.relations(fn).items()
                     if form[0] == "param"}
             self._tied[fn.key] = tied
         return tied
@@ -137,8 +140,7 @@ class UniformityService:
         if shape is None:
             launched = None
             if fn.kind == "kernel" and not fn.block_dim and not self.default_block_dim:
-                from syncheck.analyses.launch_shapes import launch_block_dim
-                launched = launch_block_dim(self.program, fn)
+                launched = self.launch_shapes.block_dim(fn)
             shape = self._shapes[fn.key] = shape_for(fn, self.default_block_dim, launched)
         return shape
 
@@ -159,7 +161,8 @@ class UniformityService:
             param_values = tuple(
                 Value(Level.UNIFORM) for _ in fn.params)
         shape = shape or self.shape_of(fn)
-        key = (fn.key, tuple((v.level, v.lane_linear, v.aligned, v.group_size) for v in param_values),
+        key = (fn.key, tuple((v.level, v.lane_linear, v.aligned, v.group_size, v.lane_only)
+                             for v in param_values),
                shape)
         if outer_env is None and key in self._cache:
             return self._cache[key]
@@ -219,7 +222,7 @@ class UniformityService:
         seen: set[int] = set()
         for root in self.root_functions():
             for site, frames in self.walk_sites(root):
-                if site.function.in_main_file and (every_context or site.node.id not in seen):
+                if site.function.reported and (every_context or site.node.id not in seen):
                     seen.add(site.node.id)
                     yield site, frames
 
@@ -333,6 +336,14 @@ class _FunctionAnalyzer:
         self.ctrl_blocks: dict[int, frozenset[int]] = {}
         self.region_defs: dict[int, set[str]] = {}
         self.block_defs = {b: _assigned_keys(self.cfg.blocks[b].items) for b in self.live}
+        # Loop headers of butterfly reductions: the accumulator is group-uniform at the exit.
+        self.butterflies: dict[int, Butterfly] = {}
+        for b in self.live:
+            blk = self.cfg.blocks[b]
+            if blk.branch_kind == "loop" and blk.branch_stmt is not None and len(blk.succs) == 2:
+                found = butterfly(blk.branch_stmt)
+                if found is not None:
+                    self.butterflies[b] = found
         self.ret = UNIFORM
         self.returned = False
         self.out_level = Level.UNIFORM
@@ -369,6 +380,9 @@ class _FunctionAnalyzer:
             pe = outs.get(p)
             if pe is None:
                 continue
+            reduction = self.butterflies.get(p)
+            if reduction is not None and b == self.cfg.blocks[p].succs[1]:
+                pe = self._after_butterfly(p, reduction, pe, outs)
             # Leaving the region of a divergent branch: threads arrive from different paths,
             # so what the region assigned now differs between them (sync dependence).
             leaving = [a for a in self.ctrl_blocks.get(p, ()) if a not in mine
@@ -382,12 +396,33 @@ class _FunctionAnalyzer:
                         v = pe.get(k)
                         if v is not None and v.level < cond_value.level:
                             why = (cond_value.origin or Origin(())).through(
-                                f"assigned under '{source_text(self.program.source_lines, cond)}'",
+                                f"assigned under '{self.program.text(cond)}'",
                                 cond.line)
                             pe[k] = v.at_least(cond_value.level, why)
             for k, v in pe.items():
                 old = env.get(k)
                 env[k] = v if old is None else old.join(v)
+        return env
+
+    def _after_butterfly(self, header: int, reduction: Butterfly, env: dict[str, Value],
+                         outs: dict[int, dict[str, Value]]) -> dict[str, Value]:
+        """The accumulator on leaving a butterfly reduction: what entered the loop, combined
+        over each group of `width` lanes (over a whole warp, a value that depends only on the
+        lane becomes the same in every warp)."""
+        before = outs.get(self.cfg.blocks[header].preds[0], {}).get(reduction.variable)
+        if before is None or reduction.variable not in env:
+            return env
+        group = group_level(reduction.width)
+        if before.level <= Level.BLOCK:
+            reduced = Value(before.level, origin=before.origin)
+        elif before.lane_only and reduction.width == 32:
+            reduced = Value(Level.BLOCK, origin=before.origin)
+        else:
+            line = self.cfg.blocks[header].branch_stmt.line
+            reduced = Value(min(before.level, group), origin=(before.origin or Origin(())).through(
+                f"reduced over {reduction.width} lanes", line))
+        env = dict(env)
+        env[reduction.variable] = reduced
         return env
 
     def _fixpoint(self, order, controllers):
@@ -451,7 +486,7 @@ class _FunctionAnalyzer:
         for c in ctrls:
             if c.level == self.block_level and c.level > Level.UNIFORM:
                 self.block_origin = (c.value.origin or Origin(())).through(
-                    f"branch on '{source_text(self.program.source_lines, c.cond)}'", c.cond.line)
+                    f"branch on '{self.program.text(c.cond)}'", c.cond.line)
                 break
         self.guards: list[Controller] = []
         blk = self.cfg.blocks[b]
@@ -468,7 +503,7 @@ class _FunctionAnalyzer:
             if g.level > level:
                 level = g.level
                 origin = (g.value.origin or Origin(())).through(
-                    f"condition '{source_text(self.program.source_lines, g.cond)}'", g.cond.line)
+                    f"condition '{self.program.text(g.cond)}'", g.cond.line)
         return level, origin
 
     def record(self, node: Node, value: Value) -> Value:
@@ -651,8 +686,12 @@ class _FunctionAnalyzer:
             content = self.env.get(var, UNIFORM)
             return content.join(Value(addr.level, origin=addr.origin))
         if mem == "shared":
+            # One block shares the cells: a block-uniform address gives every thread the same
+            # value, an address that depends only on the lane gives lane L of every warp the
+            # same value (the race rules judge the writes that could make them differ).
             return Value(max(Level.BLOCK, addr.level),
-                         origin=addr.origin or Origin(((f"shared memory", node.line),)))
+                         origin=addr.origin or Origin((("shared memory", node.line),)),
+                         lane_only=addr.level > Level.BLOCK and addr.lane_only)
         return Value(addr.level, origin=addr.origin, lane_only=addr.level > Level.BLOCK and addr.lane_only)
 
     def _e_ARRAY_SUBSCRIPT_EXPR(self, node):
@@ -724,14 +763,14 @@ class _FunctionAnalyzer:
                 # offset that is a multiple of 32 may shift a warpgroup boundary).
                 exact = a.thread_axis == "x"
                 level = max(group_level(divisor if exact else min(divisor, 32)), b.level)
-                origin = a.origin.through(f"'{source_text(self.program.source_lines, node)}'", node.line) \
+                origin = a.origin.through(f"'{self.program.text(node)}'", node.line) \
                     if a.origin and level > Level.UNIFORM else a.origin
                 warp_linear = exact and divisor == 32
         elif op in ("/", ">>") and a.warp_linear and b.level == Level.UNIFORM:
             divisor = b.const if op == "/" else (1 << b.const if isinstance(b.const, int) and 0 <= b.const < 32 else None)
             if _is_pow2(divisor) and divisor >= 2:
                 level = max(group_level(32 * divisor), b.level)
-                origin = a.origin.through(f"'{source_text(self.program.source_lines, node)}'", node.line) \
+                origin = a.origin.through(f"'{self.program.text(node)}'", node.line) \
                     if a.origin and level > Level.UNIFORM else a.origin
         elif op in ("<", "<=", ">", ">=") and (a.warp_linear or b.warp_linear) and \
                 not (a.warp_linear and b.warp_linear):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass, field
 from typing import ClassVar, Iterable
 
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.diagnostics import Finding, Note, Severity
-from syncheck.ir.calls import source_text
 from syncheck.ir.nodes import Node
 from syncheck.ir.program import Program
 
@@ -21,25 +22,34 @@ class CheckContext:
     analysis_notes: list[tuple[int, str]] = field(default_factory=list)
 
     def text(self, node: Node) -> str:
-        return source_text(self.program.source_lines, node)
+        return self.program.text(node)
+
+    def function_path(self, fn) -> str:
+        """Where a function's findings go: this file as the user named it, or the header."""
+        if fn is None or fn.in_main_file:
+            return self.path
+        return os.path.abspath(fn.file)  # the engine spells it as the user named it, if named
+
+    def path_of(self, node: Node) -> str:
+        return self.function_path(self.program.owner(node))
 
     def finding(self, check: "Check", node: Node, message: str, function: str,
                 notes: list[Note] | None = None) -> Finding:
         end_col = node.end_col if node.end_line == node.line else node.col + 1
-        return Finding(code=check.code, rule=check.name, severity=check.severity, path=self.path,
+        return Finding(code=check.code, rule=check.name, severity=check.severity, path=self.path_of(node),
                        line=node.line, column=node.col, end_line=node.end_line or node.line,
                        end_column=end_col, message=message, function=function,
                        notes=list(notes or []))
 
     def note(self, node: Node, message: str) -> Note:
-        return Note(self.path, node.line, node.col, message)
+        return Note(self.path_of(node), node.line, node.col, message)
 
     def primitive_calls(self):
         """(function, call, primitive) for every primitive call in this file's device code,
         for rules that judge a call by itself rather than by where it is reached from."""
         from syncheck.analyses import primitives as P
         for fn in self.program.functions.values():
-            if not fn.in_main_file or not fn.runs_on_device or fn.has_errors or fn.body is None \
+            if not fn.reported or not fn.runs_on_device or fn.has_errors or fn.body is None \
                     or not self.program.analyzed_generically(fn):
                 continue
             for node in fn.body.walk():

@@ -50,12 +50,12 @@ def cause_notes(ctx: CheckContext, reach: PartialReach) -> list[Note]:
         notes.append(ctx.note(cause.cond, f"'{ctx.text(cause.cond)}' is {cause.level.describe()}: {why}"))
     for call in reach.chain[:-1]:
         fn = call.function
-        notes.append(Note(ctx.path if fn.in_main_file else fn.file, call.node.line, call.node.col,
+        notes.append(Note(ctx.function_path(fn), call.node.line, call.node.col,
                           f"'{fn.name}' calls '{call.callee.name if call.callee else '?'}' here"))
     if reach.chain:
         prim_site = reach.chain[-1]
         fn = prim_site.function
-        notes.append(Note(ctx.path if fn.in_main_file else fn.file, prim_site.node.line,
+        notes.append(Note(ctx.function_path(fn), prim_site.node.line,
                           prim_site.node.col, f"{prim_site.prim.name} is reached here, in '{fn.name}'"))
     return notes
 
@@ -95,7 +95,7 @@ class PartialReachCheck(Check):
     def run(self, ctx: CheckContext):
         taken = _block_barrier_causes(ctx) if self.defers_to_block_barriers else set()
         reaches = sorted((r for r in partial_reaches(ctx.uniformity, self.allowed)
-                          if r.anchor_function.in_main_file and self.accepts(r)),
+                          if r.anchor_function.reported and self.accepts(r)),
                          key=lambda r: (r.anchor.line, r.anchor.col, r.site.node.line))
         # A call that reaches the primitive under a decision that already makes a direct
         # primitive partial is the same bug: it becomes a note of that finding.
@@ -151,4 +151,4 @@ def _block_barrier_causes(ctx: CheckContext) -> set[tuple]:
     from syncheck.analyses import primitives as P
     block = lambda site: Level.BLOCK if site.prim.category == P.BLOCK_BARRIER else None
     return {_cause_key(r) for r in partial_reaches(ctx.uniformity, block)
-            if r.anchor_function.in_main_file}
+            if r.anchor_function.reported}

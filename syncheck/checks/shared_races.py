@@ -12,7 +12,7 @@ def kernel_races(ctx: CheckContext):
     if cache is None:
         cache = []
         for fn in ctx.program.functions.values():
-            if fn.kind == "kernel" and fn.body is not None and fn.in_main_file and not fn.has_errors \
+            if fn.kind == "kernel" and fn.body is not None and fn.reported and not fn.has_errors \
                     and ctx.program.analyzed_generically(fn):
                 result = find_races(ctx.program, ctx.uniformity, fn)
                 cache.extend((fn, r) for r in result.races)
@@ -42,13 +42,17 @@ def ordered(race: Race):
     return a, b
 
 
-def shape_note(ctx: CheckContext, race: Race):
+def shape_note(ctx: CheckContext, race: Race, kernel):
     if race.shape_source == SMALLEST_SHAPE:
         x, y, z = race.shape or (0, 0, 0)
-        return ctx.note(race.second.node, f"no launch of this kernel was found: the race needs a "
-                                          f"block of {x}x{y}x{z} threads or another shape that "
-                                          f"admits it (blocks of power-of-two sizes up to 1,024 "
-                                          f"threads were considered; pin the real one with "
+        launched = ctx.uniformity.launch_shapes.all_shapes(kernel)
+        known = ", ".join(f"{s[0]}x{s[1]}x{s[2]}" if s else "one not constant" for s in launched)
+        why = (f"the kernel's launches do not fix one block shape ({known})" if launched
+               else "no launch of this kernel was found")
+        needs = (f"the race needs a block of {x}x{y}x{z} threads or another shape that admits it"
+                 if x else "the race holds for some block shape")
+        return ctx.note(race.second.node, f"{why}: {needs} (blocks of power-of-two sizes up to "
+                                          f"1,024 threads were considered; pin the real one with "
                                           f"--block-dim or '// syncheck: block-dim X,Y,Z')")
     x, y, z = race.shape
     return ctx.note(race.second.node, f"block shape assumed: {x}x{y}x{z} (from {race.shape_source})")

@@ -44,7 +44,7 @@ class SharedMemoryRace(Check):
             notes = [] if same else [ctx.note(first.node, f"the other access: {access_text(ctx, first)}")]
             if not same and second.point != first.point:
                 notes.append(ctx.note(second.node, "put a barrier on every path between the two accesses"))
-            finding = ctx.finding(self, second.node, message, kernel.name, notes + [shape_note(ctx, race)])
+            finding = ctx.finding(self, second.node, message, kernel.name, notes + [shape_note(ctx, race, kernel)])
             if not same:
                 finding.fix = barrier_fix(ctx, first, second)
             yield finding

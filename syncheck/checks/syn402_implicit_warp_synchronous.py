@@ -37,7 +37,7 @@ class ImplicitWarpSynchronous(Check):
                        f"Volta lanes do not run in lockstep and 'volatile' does not order them: put "
                        f"__syncwarp() between the steps")
             notes = [] if first is second else [ctx.note(first.node, f"the other access: {access_text(ctx, first)}")]
-            finding = ctx.finding(self, second.node, message, kernel.name, notes + [shape_note(ctx, race)])
+            finding = ctx.finding(self, second.node, message, kernel.name, notes + [shape_note(ctx, race, kernel)])
             finding.fix = _syncwarp_fix(ctx, first, second)
             yield finding
 

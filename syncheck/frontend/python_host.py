@@ -10,10 +10,12 @@ from __future__ import annotations
 import ast
 import os
 from dataclasses import dataclass, replace
+from typing import Callable
 
-from syncheck.diagnostics import FileProblem, Finding, Note
+from syncheck.diagnostics import FileProblem, Note
 from syncheck.include_policy import read_allowed_file
 from syncheck.project import FileFacts, LaunchFact, Location
+from syncheck.results import FileResult
 
 _OCCUPANCY_NAMES = ("occupancyMaxActiveBlocksPerMultiprocessor",
                     "cudaOccupancyMaxActiveBlocksPerMultiprocessor")
@@ -138,8 +140,10 @@ class _Module:
             return "data"
 
 
-def analyze_python(path: str, source: bytes, settings):
-    from syncheck.engine import FileResult, analyze_cuda_source
+def analyze_python(path: str, source: bytes,
+                   analyze_cuda: Callable[[str, bytes], FileResult]) -> FileResult:
+    """The findings in a Python file's inline CUDA sources and its launches as facts.
+    ``analyze_cuda(name, text)`` analyzes one CUDA source (the engine passes its own)."""
     try:
         tree = ast.parse(source.decode("utf-8"), filename=path)
     except SyntaxError as e:
@@ -155,7 +159,7 @@ def analyze_python(path: str, source: bytes, settings):
         key = id(src.text)
         if key not in analyzed:
             virtual = f"{path}.{src.first_line or 0}.cu" if src.first_line else src.origin
-            res = analyze_cuda_source(virtual, src.text.encode("utf-8"), settings)
+            res = analyze_cuda(virtual, src.text.encode("utf-8"))
             if src.first_line:
                 res = _relocate(res, virtual, path, src.first_line)
                 result.findings.extend(res.findings)
@@ -215,6 +219,7 @@ def analyze_python(path: str, source: bytes, settings):
                 if k.name == obj.kernel_name:
                     kernel_key = k.key
         grid = node.args[0] if node.args else _keyword(node, "grid")
+        block = node.args[1] if len(node.args) > 1 else _keyword(node, "block")
         origin = module.origin_of_grid(grid) if (obj.cooperative and grid is not None) else None
         constant = None
         if origin == "constant":
@@ -233,8 +238,22 @@ def analyze_python(path: str, source: bytes, settings):
             kernel_key=kernel_key, kernel_name=obj.kernel_name, api="RawKernel", location=loc,
             cooperative=obj.cooperative, grid_origin=origin,
             grid_text=ast.unparse(grid) if grid is not None else "", grid_constant=constant,
-            result_used=True, language="python"))
+            result_used=True, language="python", block_dim=_constant_shape(module, block)))
     return result
+
+
+def _constant_shape(module: "_Module", node) -> tuple[int, int, int] | None:
+    """A launch's block argument as (x, y, z) when it is a constant: 128 or (32, 8)."""
+    if node is None:
+        return None
+    try:
+        value = ast.literal_eval(module.value_of(node))
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    values = value if isinstance(value, tuple) else (value,)
+    if not 1 <= len(values) <= 3 or not all(type(v) is int and v > 0 for v in values):
+        return None
+    return tuple(values) + (1,) * (3 - len(values))  # type: ignore[return-value]
 
 
 def _is_true(node) -> bool:

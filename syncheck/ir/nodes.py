@@ -90,6 +90,26 @@ class Node:
         return f"<{self.kind} {self.spelling!r} {self.line}:{self.col}>"
 
 
+# Expression wrappers that keep a value (and a pointer's target) as it is.
+VALUE_WRAPPERS = ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR")
+POINTER_WRAPPERS = VALUE_WRAPPERS + ("CXX_REINTERPRET_CAST_EXPR", "CXX_CONST_CAST_EXPR")
+
+
+def strip_wrappers(node: "Node", kinds: tuple[str, ...] = VALUE_WRAPPERS) -> "Node":
+    """The expression inside parentheses, implicit conversions and the given casts."""
+    while node.kind in kinds and node.children:
+        node = node.children[-1]
+    return node
+
+
+def structural_key(node: "Node") -> tuple:
+    """Two expressions with the same key are written alike over the same declarations (so,
+    where nothing they read changes between them, they compute the same value)."""
+    while node.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and len(node.children) == 1:
+        node = node.children[0]
+    return tuple((n.kind, n.spelling, n.op, n.value, n.decl.key if n.decl else "") for n in node.walk())
+
+
 def in_model_header(cursor: ci.Cursor) -> bool:
     f = cursor.location.file
     return f is not None and f.name.startswith(cuda_declaration_prefixes())

@@ -10,7 +10,9 @@ import clang.cindex as ci
 
 from syncheck.frontend import clang_api
 from syncheck.frontend.parse import ParsedFile
+from syncheck.ir.calls import source_text
 from syncheck.ir.nodes import Decl, Lowerer, Node, in_model_header
+from syncheck.safe_io import read_regular_file
 
 K = ci.CursorKind
 
@@ -58,6 +60,11 @@ class Function:
     block_dim: tuple[int, int, int] | None = None  # pinned by a comment or config
     has_errors: bool = False
     in_main_file: bool = True
+    # Findings in it are this translation unit's to report: its own functions, and the
+    # instantiations it creates of kernel templates in the project's headers (with their
+    # arguments and this file's launches bound; the header on its own only knows them
+    # generically). Header helpers, templates or not, report through their own file.
+    reported: bool = True
     # For an instantiation of a function template: the template's key (the generic body is
     # then analyzed only through its instantiations).
     instance_of: str | None = None
@@ -107,6 +114,30 @@ class Program:
     source_lines: list[str]
 
     instantiated: set[str] = field(default_factory=set)  # templates with instantiations
+    _owners: dict[int, Function] | None = field(default=None, repr=False)
+    _other_lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
+
+    def owner(self, node: Node) -> Function | None:
+        """The function of another file (a header) whose body holds the node; None for nodes
+        of this file's own functions."""
+        if self._owners is None:
+            self._owners = {n.id: fn for fn in self.functions.values()
+                            if fn.body is not None and not fn.in_main_file for n in fn.body.walk()}
+        return self._owners.get(node.id)
+
+    def text(self, node: Node) -> str:
+        """The source text of an expression, for messages, from the file that holds it."""
+        owner = self.owner(node)
+        if owner is None:
+            return source_text(self.source_lines, node)
+        lines = self._other_lines.get(owner.file)
+        if lines is None:
+            try:
+                data = read_regular_file(owner.file)
+            except OSError:
+                data = b""
+            lines = self._other_lines[owner.file] = data.decode("utf-8", errors="replace").splitlines()
+        return source_text(lines, node)
 
     @property
     def kernels(self) -> list[Function]:
@@ -148,6 +179,48 @@ def _function_kind(cursor: ci.Cursor) -> str:
     return "host"
 
 
+_DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)")
+
+
+def _launching_macros(lines: list[str]) -> tuple[str, ...]:
+    """Macros of the file whose expansion launches a kernel (`#define CASE(k) k<<<g, b>>>(...)`),
+    directly or through another such macro: a function that uses one launches too."""
+    bodies: dict[str, str] = {}
+    i = 0
+    while i < len(lines):
+        m = _DEFINE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        text = [lines[i]]
+        while text[-1].rstrip().endswith("\\") and i + 1 < len(lines):
+            i += 1
+            text.append(lines[i])
+        bodies[m.group(1)] = "\n".join(text)[m.end():]
+        i += 1
+    found: set[str] = set()
+    markers = ["<<<", "cudaLaunch", "cuLaunch"]
+    changed = True
+    while changed:
+        changed = False
+        for name, body in bodies.items():
+            if name not in found and any(w in body for w in markers):
+                found.add(name)
+                markers.append(name)
+                changed = True
+    return tuple(sorted(found))
+
+
+_VENDORED = frozenset({"third_party", "third-party", "thirdparty", "3rdparty", "vendor", "vendored",
+                       "_deps", "external", "extern"})
+
+
+def _vendored(path: str) -> bool:
+    """In a vendored-code folder: a library's, not the project's (third_party.py decides the
+    same for findings)."""
+    return any(part in _VENDORED for part in os.path.normpath(path).split(os.sep))
+
+
 def _is_project_file(path: str | None) -> bool:
     return path is not None and not path.startswith("/usr/") and "cuda_model" not in path
 
@@ -164,9 +237,9 @@ class ProgramBuilder:
     def build(self) -> Program:
         self._collect(self.parsed.tu.cursor)
         launches: list[LaunchSite] = []
+        markers = ("<<<", "cudaLaunch", "cuLaunch") + _launching_macros(self.lines)
         for fn in list(self.functions.values()):
-            if fn.kind in ("host", "host_device") and fn.mentions("<<<", "cudaLaunch", "cuLaunch") \
-                    and fn.body is not None:
+            if fn.kind in ("host", "host_device") and fn.mentions(*markers) and fn.body is not None:
                 launches.extend(self._launches(fn))
         instantiated = self._add_instantiations()
         return Program(self.parsed.path, self.functions, launches, self.lines, instantiated)
@@ -241,6 +314,8 @@ class ProgramBuilder:
             end_line=cursor.extent.end.line, params=params, body_node=None,
             is_template=cursor.kind == K.FUNCTION_TEMPLATE, in_main_file=in_main,
             instance_of=decl.key if instance else None,
+            reported=in_main or (bool(instance) and _function_kind(cursor) == "kernel"
+                                 and not _vendored(loc.file.name)),
         )
         if in_main:
             fn.text = "\n".join(self.lines[max(0, fn.line - 1):fn.end_line])

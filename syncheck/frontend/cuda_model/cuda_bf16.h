@@ -9,7 +9,7 @@ struct __nv_bfloat16_raw { unsigned short x; };
 struct __nv_bfloat162_raw { unsigned short x, y; };
 struct __nv_bfloat16 {
   unsigned short __x;
-  __host__ __device__ __nv_bfloat16() {}
+  __host__ __device__ __nv_bfloat16() = default;
   __host__ __device__ __nv_bfloat16(float);
   __host__ __device__ __nv_bfloat16(double);
   __host__ __device__ __nv_bfloat16(int);
@@ -19,7 +19,7 @@ struct __nv_bfloat16 {
 };
 struct __nv_bfloat162 {
   __nv_bfloat16 x, y;
-  __host__ __device__ __nv_bfloat162() {}
+  __host__ __device__ __nv_bfloat162() = default;
   __host__ __device__ __nv_bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) : x(a), y(b) {}
   __host__ __device__ __nv_bfloat162(__nv_bfloat162_raw);
   __host__ __device__ operator __nv_bfloat162_raw() const;

@@ -9,7 +9,7 @@ struct __half_raw { unsigned short x; };
 struct __half2_raw { unsigned short x, y; };
 struct __half {
   unsigned short __x;
-  __host__ __device__ __half() {}
+  __host__ __device__ __half() = default;
   __host__ __device__ __half(float);
   __host__ __device__ __half(double);
   __host__ __device__ __half(int);
@@ -20,7 +20,7 @@ struct __half {
 };
 struct __half2 {
   __half x, y;
-  __host__ __device__ __half2() {}
+  __host__ __device__ __half2() = default;
   __host__ __device__ __half2(__half a, __half b) : x(a), y(b) {}
   __host__ __device__ __half2(__half2_raw);
   __host__ __device__ operator __half2_raw() const;

@@ -16,7 +16,7 @@
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __grid_constant__
 #define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
+/* __noinline__ is a keyword of clang in CUDA mode (libstdc++ spells __attribute__((__noinline__))). */
 #define __inline__ inline
 #define __align__(n) __attribute__((aligned(n)))
 #define __restrict__ __restrict
@@ -386,7 +386,9 @@ union cudaLaunchAttributeValue {
   char pad[64];
   int cooperative;
   int priority;
+  int programmaticStreamSerializationAllowed;
   struct { unsigned int x, y, z; } clusterDim;
+  struct { cudaEvent_t event; int flags; int triggerAtBlockStart; } programmaticEvent;
 };
 struct cudaLaunchAttribute { enum cudaLaunchAttributeID id; char pad[4]; union cudaLaunchAttributeValue val; };
 struct cudaLaunchConfig_t {

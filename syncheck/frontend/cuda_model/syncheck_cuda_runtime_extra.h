@@ -173,6 +173,7 @@ cudaError_t cudaGraphGetNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *n);
 cudaError_t cudaProfilerStart(void);
 cudaError_t cudaProfilerStop(void);
 cudaError_t cudaThreadSynchronize(void);
+cudaError_t cudaThreadExit(void);  /* deprecated spelling of cudaDeviceReset */
 #pragma clang attribute pop
 }
 __host__ __device__ struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d);
@@ -186,6 +187,12 @@ __host__ __device__ struct cudaPitchedPtr make_cudaPitchedPtr(void *p, size_t pi
 #define cudaHostAllocMapped 0x02
 #define cudaHostAllocPortable 0x01
 #define cudaDeviceMapHost 0x08
+#define cudaDeviceScheduleAuto 0x00
+#define cudaDeviceScheduleSpin 0x01
+#define cudaDeviceScheduleYield 0x02
 #define cudaDeviceScheduleBlockingSync 0x04
+#define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterIoMemory 0x04
+#define cudaHostRegisterReadOnly 0x08
 #define cudaCpuDeviceId (-1)
 #endif
