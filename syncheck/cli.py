@@ -73,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: the nearest one from the current directory up)")
     p.add_argument("--isolated", action="store_true", help="ignore configuration files")
     p.add_argument("-j", "--jobs", type=int, metavar="N", help="analyze N files in parallel")
+    p.add_argument("--shard", type=_shard, metavar="K/N",
+                   help="analyze and report only shard K of N (1-based) of the files, in the "
+                        "order of their resolved paths; the N shards' findings together are "
+                        "one run's (CI jobs of one repository)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--cache-dir", metavar="DIR", help="where the cache lives (default: a folder "
                    "for this project in the user cache directory, e.g. ~/.cache/syncheck)")
@@ -211,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
             project_roots(args.paths, str(cfg.root) if cfg.root else None),
             tuple(os.path.abspath(i) for i in args.include)))
     settings.cuda_headers = args.cuda_headers or cfg.cuda_headers or "auto"
+    settings.shard = args.shard
     settings.allow_incomplete = args.allow_incomplete or cfg.allow_incomplete
     settings.report_headers = args.report_headers or cfg.report_headers
     from syncheck.header_choice import check_mode
@@ -248,6 +253,17 @@ def _complain(level: str, message: str) -> None:
     sys.stderr.write(f"syncheck: {level}: {printable(message)}\n")
 
 
+def _shard(text: str) -> tuple[int, int]:
+    import argparse
+    try:
+        k, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected K/N (e.g. 1/4), got {text!r}") from None
+    if not 1 <= k <= n:
+        raise argparse.ArgumentTypeError(f"shard {text}: need 1 <= K <= N")
+    return k, n
+
+
 def _limit(flag, configured, default):
     """The command line over the configuration over the default; 0 means no limit."""
     value = flag if flag is not None else configured if configured is not None else default
@@ -259,6 +275,9 @@ def _run(args, settings: Settings):
     show_progress = not args.no_progress and sys.stderr.isatty()
     if show_progress:
         probe = discover(args.paths, Report())
+        if settings.shard is not None:
+            from syncheck.engine import shard_files
+            probe = shard_files(probe, settings.shard)
         if len(probe) >= 8:
             from rich.progress import Progress
             with Progress(transient=True) as progress:

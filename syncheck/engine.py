@@ -62,6 +62,7 @@ class Settings:
     cuda_headers: str = "auto"  # model | real | auto | a CUDA root (see header_choice.py)
     allow_incomplete: bool = False  # unanalyzed device functions (SYN002) do not make exit status 2
     report_headers: bool = False  # keep findings inside system and third-party headers
+    shard: tuple[int, int] | None = None  # (K, N): this run reports shard K of N (see shard_files)
 
     def limits(self) -> Limits:
         return Limits(wall_seconds=self.timeout, memory_mb=self.memory_limit_mb)
@@ -340,10 +341,90 @@ def project_findings(facts: list[FileFacts], settings: Settings) -> list[Finding
     return out
 
 
+def shard_files(files: list[str], shard: tuple[int, int]) -> list[str]:
+    """The files of shard K of N: in the order of their resolved paths, file i belongs to
+    shard i mod N + 1 (deterministic: the same tree splits the same way on every machine)."""
+    k, n = shard
+    ordered = sorted(files, key=lambda p: (os.path.realpath(p), p))
+    mine = {p for i, p in enumerate(ordered) if i % n == k - 1}
+    return [p for p in files if p in mine]
+
+
+_COOPERATIVE_WORDS = (b"ooperative", b"OOPERATIVE")
+
+
+def _needed_for_facts(own: list[FileResult], others: list[str]) -> list[str]:
+    """Files of other shards whose project facts this shard's project rules need: those that
+    may define a kernel one of this shard's files launches (its name is in their text), and, when
+    this shard launches cooperatively, those that mention cooperative launches or their
+    support query (SYN303 is judged over the whole project). A cheap text test."""
+    names: set[bytes] = set()
+    cooperative = False
+    for r in own:
+        for launch in r.facts.launches:
+            cooperative |= launch.cooperative
+            # even when this shard defines the kernel: the rules take the first kernel (in
+            # file order) that a launch can mean, which may be another file's of that name
+            base = launch.kernel_name.split("<", 1)[0].rsplit("::", 1)[-1]
+            if base and base != "?":
+                names.add(base.encode())
+    if not names and not cooperative:
+        return []
+    out = []
+    for path in others:
+        try:
+            data = read_regular_file(path, MAX_FILE_BYTES)
+        except OSError:
+            continue
+        if any(n in data for n in names) or (cooperative and any(w in data for w in _COOPERATIVE_WORDS)):
+            out.append(path)
+    return out
+
+
 def analyze_paths(paths: list[str], settings: Settings, progress=None) -> Report:
     report = Report()
     files = discover(paths, report)
+    others: list[str] = []
+    if settings.shard is not None:
+        everything = files
+        mine = shard_files(files, settings.shard)
+        chosen = set(mine)
+        others = [p for p in files if p not in chosen]
+        files = mine
+        if settings.shard[0] != 1:
+            report.problems.clear()  # problems found while searching folders: shard 1 says them
     report.files = len(files)
+    results = _analyze_all(files, settings, progress)
+    facts: list[FileFacts] = []
+    findings: list[Finding] = []
+    for path in files:
+        result = results[path]
+        findings.extend(result.findings)
+        report.problems.extend(result.problems)
+        report.coverage.add(result.coverage)
+        facts.append(result.facts)
+    if settings.shard is not None:
+        # Project rules join kernels and launches across files: other shards' files that
+        # hold what this shard's launches need are analyzed too, for their facts only.
+        extra = _needed_for_facts([results[p] for p in files], others)
+        results.update(_analyze_all(extra, settings, None))
+        joined = set(files) | set(extra)
+        # in the order of one whole run: the rules take the first kernel a launch can mean
+        facts = [results[p].facts for p in everything if p in joined]
+        own = {os.path.realpath(p) for p in files}
+        findings.extend(f for f in project_findings(facts, settings)
+                        if os.path.realpath(f.path) in own)
+    else:
+        findings.extend(project_findings(facts, settings))
+    if not settings.report_headers:
+        findings = drop_third_party(findings, paths, settings)
+    report.findings = _filter(findings, files, settings, report)
+    report.allow_incomplete = settings.allow_incomplete
+    report.sort()
+    return report
+
+
+def _analyze_all(files: list[str], settings: Settings, progress) -> dict[str, FileResult]:
     cache = Cache(settings.cache_dir, settings.cache_key()) if settings.cache_dir else None
     results: dict[str, FileResult] = {}
     pending: list[tuple[str, bytes | None, str | None]] = []
@@ -370,21 +451,7 @@ def analyze_paths(paths: list[str], settings: Settings, progress=None) -> Report
         if cache is not None and key is not None and complete and not any(
                 p.kind == "error" and "internal error" in p.message for p in result.problems):
             cache.put(key, result, result.dependencies)
-    facts: list[FileFacts] = []
-    findings: list[Finding] = []
-    for path in files:
-        result = results[path]
-        findings.extend(result.findings)
-        report.problems.extend(result.problems)
-        report.coverage.add(result.coverage)
-        facts.append(result.facts)
-    findings.extend(project_findings(facts, settings))
-    if not settings.report_headers:
-        findings = drop_third_party(findings, paths, settings)
-    report.findings = _filter(findings, files, settings, report)
-    report.allow_incomplete = settings.allow_incomplete
-    report.sort()
-    return report
+    return results
 
 
 def _run(pending, settings: Settings, progress):
