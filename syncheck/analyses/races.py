@@ -59,6 +59,15 @@ PROOF_LIMIT = 1_000_000
 UNDECIDED = "undecided"
 
 
+# How the race pairs of this process were decided (read by bench/phases.py): by a check
+# without the solver ("fast: ..."), or by the solver ("solver: sat|unsat|unknown|not encoded").
+PAIR_COUNTS: dict[str, int] = {}
+
+
+def _count(what: str) -> None:
+    PAIR_COUNTS[what] = PAIR_COUNTS.get(what, 0) + 1
+
+
 class _Unknown(Exception):
     """An expression the encoder cannot represent."""
 
@@ -471,9 +480,15 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
                 if not block_concurrent(a, b):
                     continue
                 if _same_own_element(a, b, ka.uses_y, ka.uses_z):
+                    _count("fast: each thread its own element")
                     continue
                 verdict = None
                 for iteration in block_concurrent.iterations(a, b):
+                    if iteration[0] == "same":
+                        fast = _never_the_same_element(ka, a, b)
+                        if fast is not None:
+                            _count(f"fast: {fast}")
+                            continue
                     verdict = _check_pair(ka, a, b, iteration=iteration)
                     if verdict is not None:
                         break
@@ -519,6 +534,59 @@ def _same_own_element(a: Access, b: Access, uses_y: bool, uses_z: bool) -> bool:
         has_x |= value is not None and value.lane_linear
         has_y |= _is_thread_y(na)
     return has_x and (has_y or not uses_y) and (len(a.indices) == 1 or has_y)
+
+
+_MAX_COEFFICIENT = 1 << 16  # |c| * 1024 threads stays far from 32-bit wrap-around
+
+
+def _never_the_same_element(ka: KernelAccesses, a: Access, b: Access) -> str | None:
+    """Decide, without the solver, that two different threads in the same iteration cannot
+    touch one element; None when it takes the solver. Two cheap, exact arguments (the solver
+    would find the same pair unsatisfiable from the indices alone, whatever the guards):
+    - one subscript is a different constant in the two accesses;
+    - subscripts written the same in both accesses (no variable that can differ between
+      the threads) are c.x*threadIdx.x + c.y*threadIdx.y + block-uniform rest, and those
+      equations, equal for the two threads, leave only the same thread (full rank over the
+      block's axes)."""
+    if ka.uses_z or a.scope is not b.scope or len(a.indices) != len(b.indices) or not a.indices \
+            or a.instance is not None or b.instance is not None:
+        return None
+    varying = None
+    rows = []
+    for d, ((na, sa), (nb, sb)) in enumerate(zip(a.indices, b.indices)):
+        if d == 0 and (a.offsets or b.offsets):
+            continue  # through a pointer: the first subscript gets the pointer's offset
+        la, lb = _strip(na), _strip(nb)
+        if la.kind == lb.kind == "INTEGER_LITERAL" and isinstance(la.value, int) \
+                and isinstance(lb.value, int) and la.value != lb.value:
+            return "different constant subscripts"
+        va = sa.analysis.values.get(na.id)
+        if va is None or _text(na) != _text(nb):
+            continue
+        if varying is None:
+            intervals = ka.block_intervals
+            varying = (set(a.scope.inductions) | a.scope.multi_defs
+                       | _varying_loop_vars(ka, a, intervals) | _varying_loop_vars(ka, b, intervals))
+        if _refs(na) & varying:
+            continue
+        affine = va.thread_affine()
+        if affine is None or affine[1] > Level.BLOCK:
+            continue
+        coefficients = affine[0]
+        if any(abs(c) >= _MAX_COEFFICIENT for c in coefficients):
+            continue
+        rows.append(coefficients)
+    if not rows:
+        return None
+    if not ka.uses_y:  # blockDim.y == 1: the threads differ in x
+        if any(r[0] != 0 for r in rows):
+            return "the same thread-affine subscript"
+        return None
+    for i, r in enumerate(rows):
+        for s in rows[i:]:
+            if r[0] * s[1] - r[1] * s[0] != 0:
+                return "the same thread-affine subscripts"
+    return None
 
 
 def _is_thread_y(node: Node) -> bool:
@@ -577,8 +645,10 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
                     continue
                 guards.append((c if g.polarity else z3.Not(c), g.level))
     except _Unknown:
+        _count("solver: not encoded")
         return None
     if a is b and a.write and not a.read and a.value_level <= Level.BLOCK:
+        _count("fast: one block-uniform value stored")
         return None  # every thread stores the same block-uniform value: benign
     for enc in (e1, e2):
         tx, ty, tz = enc.tid
@@ -626,9 +696,12 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         solver.add(*[g for g, level in guards if level > Level.BLOCK])
         verdict = solver.check()
     if verdict == z3.unknown:
+        _count("solver: unknown")
         return UNDECIDED
     if verdict != z3.sat:
+        _count("solver: unsat")
         return None
+    _count("solver: sat")
     # Is there a conflict between threads of different warps?
     across = e1.linear() / 32 != e2.linear() / 32
     solver.push()
