@@ -3,7 +3,8 @@
     python bench/phases.py [-I DIR ...] [--limit N] [--cuda-headers auto] [--jobs 2] PATH ...
 
 For every file (folders are searched like the CLI does, in sorted order): the bare libclang
-parse with syncheck's own flags (model headers; the same -I flags), then syncheck in this
+parse with syncheck's own flags (model headers, the same -I flags, no precompiled header),
+then syncheck in this
 process (no worker, no cache) with each phase timed exclusively:
   parse      libclang parses (model headers, and the real-header reparse of `auto` mode)
   lowering   copying cursors into the IR (ProgramBuilder, and lazy host bodies)
@@ -116,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     for f in files:
         source = read_source(f)
         start = time.perf_counter()
-        parse_source(f, source, options)
+        parse_source(f, source, options, use_pch=False)  # what libclang costs without syncheck's help
         bare[f] = time.perf_counter() - start
     clock = Clock()
     instrument(clock)
