@@ -887,22 +887,36 @@ def _smallest_example(solver, e1: _Encoder, e2: _Encoder, dims=None):
     fixed = 0
     # With a free block shape the smallest block comes first (z, y, then x).
     free = [(d, 1) for d in reversed(dims)] if dims is not None else []
+    # The least value is unique, so narrowing the search with each model's own value (a
+    # solution with that value exists) finds the same one in far fewer checks.
+    model = solver.model() if solver.check() == z3.sat else None
     for t, least in free + [(t, 0) for t in (e1.tid[2], e1.tid[1], e1.tid[0],
                                                  e2.tid[2], e2.tid[1], e2.tid[0])]:
         low, high = least, 1024  # indices and sizes are at most 1024 in every dimension
+        best = None  # a model whose value of t is ``high``
+        if model is not None:
+            v = _model_value(model, t)
+            if low <= v <= high:
+                high, best = v, model
         while low < high:
             mid = (low + high) // 2
             solver.push()
             solver.add(z3.ULE(t, mid))
             found = solver.check() == z3.sat
-            solver.pop()
             if found:
-                high = mid
-            else:
+                m = solver.model()
+                v = _model_value(m, t)
+                high, best = (v, m) if low <= v <= mid else (mid, None)
+            solver.pop()
+            if not found:
                 low = mid + 1
         solver.push()
         fixed += 1
         solver.add(t == low)
+        if best is not None and _model_value(best, t) == low:
+            model = best
+        else:
+            model = solver.model() if solver.check() == z3.sat else None
     ok = solver.check() == z3.sat
     model = solver.model() if ok else None
     for _ in range(fixed):
@@ -911,6 +925,14 @@ def _smallest_example(solver, e1: _Encoder, e2: _Encoder, dims=None):
         return None
     shape = tuple(model.eval(d, model_completion=True).as_long() for d in dims) if dims is not None else None
     return _example(model, e1, e2), shape
+
+
+def _model_value(model, t) -> int:
+    v = model.eval(t, model_completion=True)
+    try:
+        return v.as_long()
+    except AttributeError:
+        return 1024
 
 
 def _example(model, e1: _Encoder, e2: _Encoder):

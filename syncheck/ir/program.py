@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 import clang.cindex as ci
 
 from syncheck.frontend import clang_api
+from syncheck.frontend.cuda_headers import cuda_declaration_prefixes
 from syncheck.frontend.parse import ParsedFile
-from syncheck.ir.nodes import Decl, Lowerer, Node, in_model_header
+from syncheck.ir.nodes import Decl, Lowerer, Node
 from syncheck.safe_io import MAX_FILE_BYTES, UnsafeFileError, read_regular_file
 
 K = ci.CursorKind
@@ -275,15 +276,16 @@ class ProgramBuilder:
         for child in cursor.get_children():
             kind = child.kind
             if kind in _CONTAINER_KINDS:
-                if in_model_header(child):
-                    continue
-                f = child.location.file
-                if f is not None and child.location.is_in_system_header:
+                loc = child.location  # one location object: each costs foreign calls
+                f = loc.file
+                if f is not None and (f.name.startswith(cuda_declaration_prefixes())
+                                      or loc.is_in_system_header):
                     continue
                 self._collect(child)
             elif kind in _FUNCTION_KINDS and child.is_definition():
-                f = child.location.file
-                if f is None or not _is_project_file(f.name) or child.location.is_in_system_header:
+                loc = child.location
+                f = loc.file
+                if f is None or not _is_project_file(f.name) or loc.is_in_system_header:
                     continue
                 self._position = (0, len(self._positions_seen))
                 self._positions_seen.append(None)
