@@ -287,14 +287,35 @@ def model_get(args: list[str], model_dir: str) -> str | None:
         except OSError:
             return None
         with _Lock(folder / f"model-{key}.lock"):
-            if not pch.is_file() and _build_model(base, forced, pch, failed) is None:
-                return None
+            if not pch.is_file():
+                if _build_model(base, forced, pch, failed) is None:
+                    return None
+                _prune_models(folder, keep=pch)
     if str(pch) not in _model_names:
         names = _read_names(pch)
         if names is None:
             return None
         _model_names[str(pch)] = names
     return str(pch)
+
+
+# Model headers are small (~3 MB): keep the most recently built few dozen configurations.
+MAX_MODEL_PCHS = 32
+
+
+def _prune_models(folder: Path, keep: Path) -> None:
+    try:
+        built = sorted(folder.glob("model-*.pch"), key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return
+    for old in built[MAX_MODEL_PCHS:]:
+        if old == keep:
+            continue
+        for suffix in (".pch", ".names", ".cuh", ".lock", ".failed"):
+            try:
+                old.with_suffix(suffix).unlink()
+            except OSError:
+                pass
 
 
 def _build_model(base: list[str], forced: str, pch: Path, failed: Path) -> str | None:
