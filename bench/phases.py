@@ -76,8 +76,19 @@ def wrap(owner, attr: str, clock: Clock, name: str) -> None:
     setattr(owner, attr, timed)
 
 
+LOWERED = {"functions": 0, "unreached library functions": 0}
+
+
 def instrument(clock: Clock) -> None:
     wrap(header_choice, "_parse", clock, "parse")
+    original_build = header_choice.build_program
+
+    def counted(parsed):
+        program = original_build(parsed)
+        LOWERED["functions"] += len(program.functions)
+        LOWERED["unreached library functions"] += getattr(program, "unreached_library", 0)
+        return program
+    header_choice.build_program = counted
     wrap(header_choice, "build_program", clock, "lowering")
     wrap(nodes.Lowerer, "lower", clock, "lowering")
     for name in ("_check_pair", "same_for_every_thread", "lane_outside_mask"):
@@ -143,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     print("slowest files: " + ", ".join(
         f"{os.path.relpath(f)} {total[f]:.2f} s (bare {bare[f]:.2f} s)"
         for f in sorted(files, key=lambda f: -total[f])[:args.slowest]))
+    print("functions in the IR: " + ", ".join(f"{k} {v}" for k, v in LOWERED.items()))
     if counters is not None:
         print("race pairs: " + ", ".join(f"{k} {v}" for k, v in sorted(counters.items())))
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -123,3 +123,27 @@ def test_race_pairs_decided_without_the_solver(tmp_path):
     assert races.PAIR_COUNTS.get("fast: the same thread-affine subscript", 0) >= 1
     assert races.PAIR_COUNTS.get("fast: different constant subscripts", 0) >= 1
     assert not any(k.startswith("solver") for k in races.PAIR_COUNTS)
+
+
+DIVERGENT = """
+__device__ void helper(float* a, int i, int n) {
+    if (i >= n) return;
+    a[i] = 2.0f * a[i];
+    __syncthreads();
+}
+__global__ void k(float* a, int n) {
+    helper(a, blockIdx.x * blockDim.x + threadIdx.x, n);
+}
+"""
+
+
+def test_uniformity_proof_refuted_by_two_concrete_threads(tmp_path):
+    """`i >= n` differs between threads 0 and 1 when n == 1: no solver call needed to know
+    it cannot be proved the same for every thread, and the finding stays."""
+    path = tmp_path / "divergent.cu"
+    path.write_text(DIVERGENT)
+    races.PAIR_COUNTS.clear()
+    result = analyze_file(str(path), Settings(isolate=False, timeout=None))
+    assert [f.code for f in result.findings] == ["SYN101"]
+    assert races.PAIR_COUNTS.get("proof fast: two concrete threads decide differently", 0) >= 1
+    assert not any(k.startswith("proof solver") for k in races.PAIR_COUNTS)

@@ -60,7 +60,9 @@ UNDECIDED = "undecided"
 
 
 # How the race pairs of this process were decided (read by bench/phases.py): by a check
-# without the solver ("fast: ..."), or by the solver ("solver: sat|unsat|unknown|not encoded").
+# without the solver ("fast: ..."), or by the solver ("solver: sat|unsat|unknown|not encoded");
+# and the proofs that a decision is the same for every thread ("proof fast: ...", "proof
+# solver: ...").
 PAIR_COUNTS: dict[str, int] = {}
 
 
@@ -787,7 +789,48 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
     if group < 1024:
         solver.add(e1.linear() / group == e2.linear() / group)
     solver.add(c1 != c2)
-    return solver.check() == z3.unsat
+    symbols = [*e1.tid, *e2.tid, *shared.values(), *e1.private.values(), *e2.private.values(),
+               *e1.iteration_counters, *e2.iteration_counters]
+    if not shape:
+        symbols += list(dims)
+    if _concrete_witness(z3, solver, symbols, e1.tid, e2.tid, None if shape else dims):
+        _count("proof fast: two concrete threads decide differently")
+        return False  # satisfiable: the solver could not have proved it either
+    verdict = solver.check()
+    _count(f"proof solver: {verdict}")
+    return verdict == z3.unsat
+
+
+# Block shapes, values of the other symbols and second threads tried before the solver when a
+# proof is wanted that a decision is the same for every thread (the first thread is 0,0,0).
+_WITNESS_SHAPES = ((256, 1, 1), (32, 1, 1), (1024, 1, 1), (64, 1, 1), (16, 16, 1), (32, 32, 1))
+_WITNESS_VALUES = (0, 1, 1024, 3)
+
+
+def _concrete_witness(z3, solver, symbols, t1, t2, dims) -> bool:
+    """Do concrete values of every symbol satisfy all the solver's assertions? Then the query
+    is satisfiable, whatever the solver would say under its budget (sat, or unknown: both
+    mean "not proven", which is what the caller returns). Checked by z3's own evaluation of
+    the substituted formula, so the arithmetic is the solver's; a formula that does not come
+    out a constant (a symbol this list misses) is no witness."""
+    formula = z3.And(*solver.assertions())
+    others = [s for s in symbols if not any(s.eq(t) for t in (*t1, *t2, *(dims or ())))]
+    shapes = _WITNESS_SHAPES if dims is not None else (None,)
+    val = lambda v: z3.BitVecVal(v, _BITS)  # noqa: E731
+    for shape in shapes:
+        fixed_dims = list(zip(dims, map(val, shape))) if shape else []
+        bx = shape[0] if shape else 1024
+        for value in _WITNESS_VALUES:
+            # the first iteration in the first block of a one-block grid; every other symbol
+            # the value tried
+            rest = [(s, val(0 if str(s).startswith(("blockIdx", "iter:")) else
+                            1 if str(s).startswith("gridDim") else value)) for s in others]
+            for second in ((1, 0, 0), (32, 0, 0), (bx - 1, 0, 0), (0, 1, 0)):
+                subst = fixed_dims + rest + [(t, val(0)) for t in t1] + \
+                    [(t, val(v)) for t, v in zip(t2, second)]
+                if z3.is_true(z3.simplify(z3.substitute(formula, *subst))):
+                    return True
+    return False
 
 
 def lane_outside_mask(program: Program, service: UniformityService, root: Function, frames,
