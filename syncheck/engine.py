@@ -219,7 +219,11 @@ class _CallbackErrors:
         return self
 
     def _hook(self, unraisable) -> None:
-        if isinstance(unraisable.exc_value, RecursionError):
+        exc = unraisable.exc_value
+        # Where the stack runs out decides whether the callback sees a RecursionError itself
+        # or ctypes' wrapping of one while converting an argument.
+        if isinstance(exc, RecursionError) or (
+                isinstance(exc, ctypes.ArgumentError) and "RecursionError" in str(exc)):
             self.recursion = True
 
     def __exit__(self, *exc) -> None:

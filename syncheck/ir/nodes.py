@@ -95,18 +95,12 @@ def in_model_header(cursor: ci.Cursor) -> bool:
     return f is not None and f.name.startswith(cuda_declaration_prefixes())
 
 
-# Nesting of lowered syntax trees (each level takes three Python frames of the recursion
-# limit the engine sets, 8,000).
-MAX_NESTING = 2000
-
-
 class Lowerer:
     """Copies cursors into Nodes; one per translation unit (it caches declarations)."""
 
     def __init__(self, tu: ci.TranslationUnit):
         self.tu = tu
         self._next_id = 0
-        self._depth = 0
         self._decls: dict[int, Decl] = {}
         self._qualified: dict[int, str] = {}
         self.lambdas: list[Node] = []
@@ -209,17 +203,6 @@ class Lowerer:
 
     # -- expressions and statements --
     def lower(self, cursor: ci.Cursor) -> Node:
-        # Deeper syntax trees than this are refused the same way whichever call first runs
-        # out of Python's stack (a libclang callback, a property, or this recursion).
-        self._depth += 1
-        try:
-            if self._depth > MAX_NESTING:
-                raise RecursionError("syntax tree nested too deeply")
-            return self._lower(cursor)
-        finally:
-            self._depth -= 1
-
-    def _lower(self, cursor: ci.Cursor) -> Node:
         kind = cursor.kind
         children = [c for c in cursor.get_children() if c.kind not in _SKIPPED]
         while kind in _TRANSPARENT and len(children) == 1:
