@@ -59,7 +59,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--extra", nargs="*", default=[str(ROOT / "fixtures" / "real_headers" / "bad_cub_block_reduce.cu"),
                                                   str(ROOT / "fixtures" / "real_headers" / "ok_cub_block_reduce.cu")],
                    help="more files, parsed without -I flags (default: the cub-using fixtures)")
+    p.add_argument("--floor", nargs="*", metavar="FILE",
+                   help="only the parse floor of the model headers (no real headers needed): an "
+                        "empty file and the given files, plain and with the precompiled model header")
     args = p.parse_args(argv)
+    if args.floor is not None:
+        return floor(args.floor, args.repeat)
     real = locate("real")
     print(f"real headers: {real.description}")
     rows = []
@@ -118,6 +123,48 @@ def main(argv: list[str] | None = None) -> int:
               f"{ratio([g[3] for g in group], [g[2] for g in group]):.2f} | "
               f"{ratio([g[4] for g in group], [g[2] for g in group]):.2f} | "
               f"{ratio([g[4] for g in group], [g[3] for g in group]):.2f} |")
+    return 0
+
+
+def floor(files: list[str], repeat: int) -> int:
+    """What the model headers and the C/C++ headers they pull in cost every file, and what the
+    precompiled model header (syncheck/frontend/precompiled.py) leaves of it."""
+    import tempfile
+    from syncheck.frontend.parse import MODEL_DIR, _index
+    from syncheck.frontend.clang_api import KEEP_GOING
+    options = ParseOptions()
+    args = options.clang_args()
+    base, forced = precompiled.split_forced_include(args)
+    start = time.perf_counter()
+    pch = precompiled.model_get(args, str(MODEL_DIR))
+    print(f"precompiled model header: {pch} ({time.perf_counter() - start:.2f} s to get or build)")
+    folder = Path(tempfile.mkdtemp(prefix="syncheck-floor-"))
+    cases = {"empty file, no headers at all": ("", base),
+             "#include <cmath> only": ("#include <cmath>\n", base),
+             "#include <cstdio> only": ("#include <cstdio>\n", base),
+             "empty file + model cuda_runtime.h (plain -include, the old default)": ("", args),
+             "empty file + model cuda_runtime.h from the precompiled header": ("", base + ["-include-pch", pch])}
+    times = {}
+    for label, (text, a) in cases.items():
+        path = folder / "floor.cu"
+        path.write_text(text)
+        times[label] = best_of(repeat, lambda: _index().parse(str(path), args=a, options=KEEP_GOING))
+    ref = times["empty file + model cuda_runtime.h (plain -include, the old default)"]
+    print("\n| parse | best of %d (s) | vs. the old floor |" % repeat)
+    print("| --- | ---: | ---: |")
+    for label, t in times.items():
+        print(f"| {label} | {t:.3f} | {t / ref:.2f} |")
+    if files:
+        print("\n| file | plain parse (s) | with precompiled model header (s) | ratio | of it the old floor |")
+        print("| --- | ---: | ---: | ---: | ---: |")
+        ratios = []
+        for f in files:
+            source = Path(f).read_bytes()
+            plain = best_of(repeat, lambda: parse_source(f, source, options, use_pch=False))
+            warm = best_of(repeat, lambda: parse_source(f, source, options))
+            ratios.append(warm / plain)
+            print(f"| {Path(f).name} | {plain:.3f} | {warm:.3f} | {warm / plain:.2f} | {ref / plain:.0%} |")
+        print(f"median ratio precompiled / plain: {statistics.median(ratios):.2f}")
     return 0
 
 

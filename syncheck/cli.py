@@ -73,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: the nearest one from each analyzed file's folder up)")
     p.add_argument("--isolated", action="store_true", help="ignore configuration files")
     p.add_argument("-j", "--jobs", type=int, metavar="N", help="analyze N files in parallel")
+    p.add_argument("--shard", type=_shard, metavar="K/N",
+                   help="analyze and report only shard K of N (1-based) of the files, in the "
+                        "order of their resolved paths; the N shards' findings together are "
+                        "one run's (CI jobs of one repository)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--cache-dir", metavar="DIR", help="where the cache lives (default: a folder "
                    "for this project in the user cache directory, e.g. ~/.cache/syncheck)")
@@ -340,6 +344,17 @@ def _complain(level: str, message: str) -> None:
     crafted name cannot start a line that a CI runner would obey."""
     from syncheck.render.text import printable
     sys.stderr.write(f"syncheck: {level}: {printable(message)}\n")
+
+
+def _shard(text: str) -> tuple[int, int]:
+    import argparse
+    try:
+        k, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected K/N (e.g. 1/4), got {text!r}") from None
+    if not 1 <= k <= n:
+        raise argparse.ArgumentTypeError(f"shard {text}: need 1 <= K <= N")
+    return k, n
 
 
 def _groups(args, sources):

@@ -67,6 +67,7 @@ class Settings:
     reuse_parse: bool = False  # keep translation units and reparse them (language server)
     # Block shapes of the project's launches (other files included), for the second pass.
     project_launches: ProjectLaunchShapes | None = None
+    shard: tuple[int, int] | None = None  # (K, N): this run reports shard K of N (see shard_files)
 
     def limits(self) -> Limits:
         return Limits(wall_seconds=self.timeout, memory_mb=self.memory_limit_mb)
@@ -241,7 +242,11 @@ class _CallbackErrors:
         return self
 
     def _hook(self, unraisable) -> None:
-        if isinstance(unraisable.exc_value, RecursionError):
+        exc = unraisable.exc_value
+        # Where the stack runs out decides whether the callback sees a RecursionError itself
+        # or ctypes' wrapping of one while converting an argument.
+        if isinstance(exc, RecursionError) or (
+                isinstance(exc, ctypes.ArgumentError) and "RecursionError" in str(exc)):
             self.recursion = True
 
     def __exit__(self, *exc) -> None:
@@ -367,6 +372,51 @@ def project_findings(facts: list[FileFacts], settings: Settings) -> list[Finding
     return out
 
 
+def shard_files(files: list[str], shard: tuple[int, int]) -> list[str]:
+    """The files of shard K of N: in the order of their resolved paths, file i belongs to
+    shard i mod N + 1 (deterministic: the same tree splits the same way on every machine)."""
+    k, n = shard
+    ordered = sorted(files, key=lambda p: (os.path.realpath(p), p))
+    mine = {p for i, p in enumerate(ordered) if i % n == k - 1}
+    return [p for p in files if p in mine]
+
+
+_COOPERATIVE_WORDS = (b"ooperative", b"OOPERATIVE")
+
+
+def _needed_for_facts(own: list[FileResult], others: list[str]) -> list[str]:
+    """Files of other shards whose facts this shard needs: those that may define a kernel one
+    of this shard's files launches, or launch or instantiate a kernel one of them defines
+    (block shapes and instantiations cross files; the name is in their text), and, when this
+    shard launches cooperatively, those that mention cooperative launches or their support
+    query (SYN303 is judged over the whole project). A cheap text test."""
+    names: set[bytes] = set()
+    cooperative = False
+    for r in own:
+        for kernel in r.facts.kernels:
+            base = kernel.name.split("<", 1)[0].rsplit("::", 1)[-1]
+            if base:
+                names.add(base.encode())
+        for launch in r.facts.launches:
+            cooperative |= launch.cooperative
+            # even when this shard defines the kernel: the rules take the first kernel (in
+            # file order) that a launch can mean, which may be another file's of that name
+            base = launch.kernel_name.split("<", 1)[0].rsplit("::", 1)[-1]
+            if base and base != "?":
+                names.add(base.encode())
+    if not names and not cooperative:
+        return []
+    out = []
+    for path in others:
+        try:
+            data = read_regular_file(path, MAX_FILE_BYTES)
+        except OSError:
+            continue
+        if any(n in data for n in names) or (cooperative and any(w in data for w in _COOPERATIVE_WORDS)):
+            out.append(path)
+    return out
+
+
 def analyze_paths(paths: list[str], settings: Settings, progress=None, sources: dict[str, bytes] | None = None,
                   excluded=None, named: list[str] | None = None) -> Report:
     """Analyze files and folders. ``sources`` gives the text of paths that are not read from
@@ -376,7 +426,75 @@ def analyze_paths(paths: list[str], settings: Settings, progress=None, sources: 
     report = Report()
     sources = sources or {}
     files = discover(paths, report, excluded, frozenset(sources))
+    everything = files
+    others: list[str] = []
+    if settings.shard is not None:
+        mine = shard_files(files, settings.shard)
+        chosen = set(mine)
+        others = [p for p in files if p not in chosen]
+        files = mine
+        if settings.shard[0] != 1:
+            report.problems.clear()  # problems found while searching folders: shard 1 says them
     report.files = len(files)
+    results = _analyze_all(files, sources, settings, progress)
+    considered = files
+    if settings.shard is not None:
+        # Facts cross files: other shards' files that hold what this shard's kernels and
+        # launches need are analyzed too; only findings located in this shard's files stay.
+        extra = _needed_for_facts([results[p] for p in files], others)
+        results.update(_analyze_all(extra, sources, settings, None))
+        joined = set(files) | set(extra)
+        considered = [p for p in everything if p in joined]  # in the order of one whole run
+    # A kernel launched from another file gets that launch's block shape: the files whose
+    # kernels the project's launches would give another shape are analyzed again with them.
+    project = join_launch_shapes([results[path].facts for path in considered])
+    again = [path for path in considered if changed_by_project(results[path].facts, project)]
+    if again:
+        results.update(_analyze_all(again, sources, replace(settings, project_launches=project), None))
+    # A template's findings from its instantiations (in the files that create them) stand;
+    # the guesses its own file made with the arguments unknown go.
+    superseded = superseded_generic_findings([results[path].facts for path in considered])
+    own = set(files)
+    own_real = {os.path.realpath(p) for p in files}
+    all_real = {os.path.realpath(p) for p in everything}
+    spelled = {os.path.realpath(path): path for path in everything}
+    findings: list[Finding] = []
+    reported: set[tuple] = set()
+    for path, drop in zip(considered, superseded):
+        result = results[path]
+        for f in _spelled_as_named(result.findings, spelled):
+            place = (f.code, f.path, f.line, f.column)
+            # one finding per place: several files may instantiate one header's template
+            if place in drop or place in reported:
+                continue
+            if settings.shard is not None:
+                where = os.path.realpath(f.path)
+                # a finding in an analyzed file belongs to that file's shard; elsewhere (a
+                # header not among the files) to the shard of the file that found it
+                if (where not in own_real) if where in all_real else (path not in own):
+                    continue
+            reported.add(place)
+            findings.append(f)
+        if path in own:
+            report.problems.extend(result.problems)
+            report.coverage.add(result.coverage)
+    facts = [results[path].facts for path in considered]
+    if settings.shard is not None:
+        findings.extend(f for f in project_findings(facts, settings)
+                        if os.path.realpath(f.path) in own_real)
+    else:
+        findings.extend(project_findings(facts, settings))
+    if not settings.report_headers:
+        findings = drop_third_party(findings, named if named is not None else paths, settings)
+    report.findings = _filter(findings, files, settings, report, sources)
+    report.allow_incomplete = settings.allow_incomplete
+    report.sort()
+    return report
+
+
+def _analyze_all(files: list[str], sources: dict[str, bytes], settings: Settings,
+                 progress) -> dict[str, FileResult]:
+    """Read and analyze the files (``sources``: texts not read from disk)."""
     results: dict[str, FileResult] = {}
     texts: dict[str, bytes] = {}
     for path in files:
@@ -387,38 +505,7 @@ def analyze_paths(paths: list[str], settings: Settings, progress=None, sources: 
             if progress is not None:
                 progress(path)
     results.update(_analyze_sources(texts, settings, progress))
-    # A kernel launched from another file gets that launch's block shape: the files whose
-    # kernels the project's launches would give another shape are analyzed again with them.
-    project = join_launch_shapes([results[path].facts for path in files])
-    again = {path: text for path, text in texts.items()
-             if changed_by_project(results[path].facts, project)}
-    if again:
-        results.update(_analyze_sources(again, replace(settings, project_launches=project), None))
-    # A template's findings from its instantiations (in the files that create them) stand;
-    # the guesses its own file made with the arguments unknown go.
-    superseded = superseded_generic_findings([results[path].facts for path in files])
-    facts: list[FileFacts] = []
-    findings: list[Finding] = []
-    reported: set[tuple] = set()
-    spelled = {os.path.realpath(path): path for path in files}
-    for path, drop in zip(files, superseded):
-        result = results[path]
-        for f in _spelled_as_named(result.findings, spelled):
-            place = (f.code, f.path, f.line, f.column)
-            # one finding per place: several files may instantiate one header's template
-            if place not in drop and place not in reported:
-                reported.add(place)
-                findings.append(f)
-        report.problems.extend(result.problems)
-        report.coverage.add(result.coverage)
-        facts.append(result.facts)
-    findings.extend(project_findings(facts, settings))
-    if not settings.report_headers:
-        findings = drop_third_party(findings, named if named is not None else paths, settings)
-    report.findings = _filter(findings, files, settings, report, sources)
-    report.allow_incomplete = settings.allow_incomplete
-    report.sort()
-    return report
+    return results
 
 
 def _spelled_as_named(findings: list[Finding], spelled: dict[str, str]) -> list[Finding]:

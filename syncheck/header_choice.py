@@ -16,7 +16,7 @@ import clang.cindex as ci
 from syncheck.coverage import analyzed_and_missed
 from syncheck.frontend import precompiled
 from syncheck.frontend.cuda_headers import MODES, HeadersUnavailable, RealHeaders, available, locate
-from syncheck.frontend.parse import ParsedFile, ParseOptions, parse_source
+from syncheck.frontend.parse import MODEL_DIR, ParsedFile, ParseOptions, parse_source
 from syncheck.ir.program import Program, build_program
 
 
@@ -46,6 +46,7 @@ def check_mode(mode: str) -> str | None:
 def prepare(options: ParseOptions, mode: str) -> None:
     """Locate the real headers and build their precompiled header now, outside any file's
     time limit (a first build under load could otherwise push one file past it)."""
+    precompiled.model_get(options.clang_args(), str(MODEL_DIR))
     if mode == "model":
         return
     real = available(mode)

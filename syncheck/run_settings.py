@@ -144,6 +144,7 @@ def resolve(options, path: str, project_paths: list[str] | None = None) -> Resol
     settings.cuda_headers = options.cuda_headers or cfg.cuda_headers or "auto"
     settings.allow_incomplete = options.allow_incomplete or cfg.allow_incomplete
     settings.report_headers = options.report_headers or cfg.report_headers
+    settings.shard = getattr(options, "shard", None)
     return Resolved(settings, cfg, db_path)
 
 

@@ -59,6 +59,17 @@ PROOF_LIMIT = 1_000_000
 UNDECIDED = "undecided"
 
 
+# How the race pairs of this process were decided (read by bench/phases.py): by a check
+# without the solver ("fast: ..."), or by the solver ("solver: sat|unsat|unknown|not encoded");
+# and the proofs that a decision is the same for every thread ("proof fast: ...", "proof
+# solver: ...").
+PAIR_COUNTS: dict[str, int] = {}
+
+
+def _count(what: str) -> None:
+    PAIR_COUNTS[what] = PAIR_COUNTS.get(what, 0) + 1
+
+
 class _Unknown(Exception):
     """An expression the encoder cannot represent."""
 
@@ -476,9 +487,15 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
                 if not block_concurrent(a, b):
                     continue
                 if _same_own_element(a, b, ka.uses_y, ka.uses_z):
+                    _count("fast: each thread its own element")
                     continue
                 verdict = None
                 for iteration in block_concurrent.iterations(a, b):
+                    if iteration[0] == "same":
+                        fast = _never_the_same_element(ka, a, b)
+                        if fast is not None:
+                            _count(f"fast: {fast}")
+                            continue
                     verdict = _check_pair(ka, a, b, iteration=iteration)
                     if verdict is not None:
                         break
@@ -524,6 +541,59 @@ def _same_own_element(a: Access, b: Access, uses_y: bool, uses_z: bool) -> bool:
         has_x |= value is not None and value.lane_linear
         has_y |= _is_thread_y(na)
     return has_x and (has_y or not uses_y) and (len(a.indices) == 1 or has_y)
+
+
+_MAX_COEFFICIENT = 1 << 16  # |c| * 1024 threads stays far from 32-bit wrap-around
+
+
+def _never_the_same_element(ka: KernelAccesses, a: Access, b: Access) -> str | None:
+    """Decide, without the solver, that two different threads in the same iteration cannot
+    touch one element; None when it takes the solver. Two cheap, exact arguments (the solver
+    would find the same pair unsatisfiable from the indices alone, whatever the guards):
+    - one subscript is a different constant in the two accesses;
+    - subscripts written the same in both accesses (no variable that can differ between
+      the threads) are c.x*threadIdx.x + c.y*threadIdx.y + block-uniform rest, and those
+      equations, equal for the two threads, leave only the same thread (full rank over the
+      block's axes)."""
+    if ka.uses_z or a.scope is not b.scope or len(a.indices) != len(b.indices) or not a.indices \
+            or a.instance is not None or b.instance is not None:
+        return None
+    varying = None
+    rows = []
+    for d, ((na, sa), (nb, sb)) in enumerate(zip(a.indices, b.indices)):
+        if d == 0 and (a.offsets or b.offsets):
+            continue  # through a pointer: the first subscript gets the pointer's offset
+        la, lb = _strip(na), _strip(nb)
+        if la.kind == lb.kind == "INTEGER_LITERAL" and isinstance(la.value, int) \
+                and isinstance(lb.value, int) and la.value != lb.value:
+            return "different constant subscripts"
+        va = sa.analysis.values.get(na.id)
+        if va is None or structural_key(na) != structural_key(nb):
+            continue
+        if varying is None:
+            intervals = ka.block_intervals
+            varying = (set(a.scope.inductions) | a.scope.multi_defs
+                       | _varying_loop_vars(ka, a, intervals) | _varying_loop_vars(ka, b, intervals))
+        if _refs(na) & varying:
+            continue
+        affine = va.thread_affine()
+        if affine is None or affine[1] > Level.BLOCK:
+            continue
+        coefficients = affine[0]
+        if any(abs(c) >= _MAX_COEFFICIENT for c in coefficients):
+            continue
+        rows.append(coefficients)
+    if not rows:
+        return None
+    if not ka.uses_y:  # blockDim.y == 1: the threads differ in x
+        if any(r[0] != 0 for r in rows):
+            return "the same thread-affine subscript"
+        return None
+    for i, r in enumerate(rows):
+        for s in rows[i:]:
+            if r[0] * s[1] - r[1] * s[0] != 0:
+                return "the same thread-affine subscripts"
+    return None
 
 
 def _is_thread_y(node: Node) -> bool:
@@ -582,8 +652,10 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
                     continue
                 guards.append((c if g.polarity else z3.Not(c), g.level))
     except _Unknown:
+        _count("solver: not encoded")
         return None
     if a is b and a.write and not a.read and a.value_level <= Level.BLOCK:
+        _count("fast: one block-uniform value stored")
         return None  # every thread stores the same block-uniform value: benign
     for enc in (e1, e2):
         tx, ty, tz = enc.tid
@@ -631,9 +703,12 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         solver.add(*[g for g, level in guards if level > Level.BLOCK])
         verdict = solver.check()
     if verdict == z3.unknown:
+        _count("solver: unknown")
         return UNDECIDED
     if verdict != z3.sat:
+        _count("solver: unsat")
         return None
+    _count("solver: sat")
     # Is there a conflict between threads of different warps?
     across = e1.linear() / 32 != e2.linear() / 32
     solver.push()
@@ -718,7 +793,48 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
     if group < 1024:
         solver.add(e1.linear() / group == e2.linear() / group)
     solver.add(c1 != c2)
-    return solver.check() == z3.unsat
+    symbols = [*e1.tid, *e2.tid, *shared.values(), *e1.private.values(), *e2.private.values(),
+               *e1.iteration_counters, *e2.iteration_counters]
+    if not shape:
+        symbols += list(dims)
+    if _concrete_witness(z3, solver, symbols, e1.tid, e2.tid, None if shape else dims):
+        _count("proof fast: two concrete threads decide differently")
+        return False  # satisfiable: the solver could not have proved it either
+    verdict = solver.check()
+    _count(f"proof solver: {verdict}")
+    return verdict == z3.unsat
+
+
+# Block shapes, values of the other symbols and second threads tried before the solver when a
+# proof is wanted that a decision is the same for every thread (the first thread is 0,0,0).
+_WITNESS_SHAPES = ((256, 1, 1), (32, 1, 1), (1024, 1, 1), (64, 1, 1), (16, 16, 1), (32, 32, 1))
+_WITNESS_VALUES = (0, 1, 1024, 3)
+
+
+def _concrete_witness(z3, solver, symbols, t1, t2, dims) -> bool:
+    """Do concrete values of every symbol satisfy all the solver's assertions? Then the query
+    is satisfiable, whatever the solver would say under its budget (sat, or unknown: both
+    mean "not proven", which is what the caller returns). Checked by z3's own evaluation of
+    the substituted formula, so the arithmetic is the solver's; a formula that does not come
+    out a constant (a symbol this list misses) is no witness."""
+    formula = z3.And(*solver.assertions())
+    others = [s for s in symbols if not any(s.eq(t) for t in (*t1, *t2, *(dims or ())))]
+    shapes = _WITNESS_SHAPES if dims is not None else (None,)
+    val = lambda v: z3.BitVecVal(v, _BITS)  # noqa: E731
+    for shape in shapes:
+        fixed_dims = list(zip(dims, map(val, shape))) if shape else []
+        bx = shape[0] if shape else 1024
+        for value in _WITNESS_VALUES:
+            # the first iteration in the first block of a one-block grid; every other symbol
+            # the value tried
+            rest = [(s, val(0 if str(s).startswith(("blockIdx", "iter:")) else
+                            1 if str(s).startswith("gridDim") else value)) for s in others]
+            for second in ((1, 0, 0), (32, 0, 0), (bx - 1, 0, 0), (0, 1, 0)):
+                subst = fixed_dims + rest + [(t, val(0)) for t in t1] + \
+                    [(t, val(v)) for t, v in zip(t2, second)]
+                if z3.is_true(z3.simplify(z3.substitute(formula, *subst))):
+                    return True
+    return False
 
 
 def lane_outside_mask(program: Program, service: UniformityService, root: Function, frames,
@@ -818,22 +934,36 @@ def _smallest_example(solver, e1: _Encoder, e2: _Encoder, dims=None):
     fixed = 0
     # With a free block shape the smallest block comes first (z, y, then x).
     free = [(d, 1) for d in reversed(dims)] if dims is not None else []
+    # The least value is unique, so narrowing the search with each model's own value (a
+    # solution with that value exists) finds the same one in far fewer checks.
+    model = solver.model() if solver.check() == z3.sat else None
     for t, least in free + [(t, 0) for t in (e1.tid[2], e1.tid[1], e1.tid[0],
                                                  e2.tid[2], e2.tid[1], e2.tid[0])]:
         low, high = least, 1024  # indices and sizes are at most 1024 in every dimension
+        best = None  # a model whose value of t is ``high``
+        if model is not None:
+            v = _model_value(model, t)
+            if low <= v <= high:
+                high, best = v, model
         while low < high:
             mid = (low + high) // 2
             solver.push()
             solver.add(z3.ULE(t, mid))
             found = solver.check() == z3.sat
-            solver.pop()
             if found:
-                high = mid
-            else:
+                m = solver.model()
+                v = _model_value(m, t)
+                high, best = (v, m) if low <= v <= mid else (mid, None)
+            solver.pop()
+            if not found:
                 low = mid + 1
         solver.push()
         fixed += 1
         solver.add(t == low)
+        if best is not None and _model_value(best, t) == low:
+            model = best
+        else:
+            model = solver.model() if solver.check() == z3.sat else None
     ok = solver.check() == z3.sat
     model = solver.model() if ok else None
     for _ in range(fixed):
@@ -842,6 +972,14 @@ def _smallest_example(solver, e1: _Encoder, e2: _Encoder, dims=None):
         return None
     shape = tuple(model.eval(d, model_completion=True).as_long() for d in dims) if dims is not None else None
     return _example(model, e1, e2), shape
+
+
+def _model_value(model, t) -> int:
+    v = model.eval(t, model_completion=True)
+    try:
+        return v.as_long()
+    except AttributeError:
+        return 1024
 
 
 def _example(model, e1: _Encoder, e2: _Encoder):

@@ -121,3 +121,17 @@ def template_arguments(cursor: ci.Cursor) -> str:
         else:
             parts.append("...")
     return "<" + ", ".join(parts) + ">"
+
+
+def extent_numbers(cursor: ci.Cursor) -> tuple[int, int, int, int, int, int]:
+    """(line, column, offset) of the start and of the end of a cursor's extent, as
+    ``cursor.extent.start.line`` etc. give them, in four foreign calls and without the File
+    objects the bindings make for every location (lowering reads this for every node)."""
+    lib = ci.conf.lib
+    line, column, offset = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
+    refs = (ctypes.byref(line), ctypes.byref(column), ctypes.byref(offset))
+    extent = lib.clang_getCursorExtent(cursor)
+    lib.clang_getInstantiationLocation(lib.clang_getRangeStart(extent), None, *refs)
+    start = (line.value, column.value, offset.value)
+    lib.clang_getInstantiationLocation(lib.clang_getRangeEnd(extent), None, *refs)
+    return start + (line.value, column.value, offset.value)

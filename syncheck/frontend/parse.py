@@ -203,8 +203,23 @@ def parse_source(path: str, source: bytes, options: ParseOptions,
     parent = os.path.dirname(os.path.abspath(path))
     text = source.decode("utf-8")
     if real is None:
-        args = options.clang_args() + ["-I", parent]
-        tu = _parse_tu(path, args, text, "model", reuse)
+        args = options.clang_args()
+        if reuse:  # the language server: keep the translation unit and reparse it
+            tu = _parse_tu(path, args + ["-I", parent], text, "model", reuse)
+            return _classify(path, tu, source, "model", False)
+        pch = precompiled.model_get(args, str(MODEL_DIR)) if use_pch else None
+        if pch is not None and precompiled.model_usable_for(path, pch):
+            base, _ = precompiled.split_forced_include(args)
+            try:
+                tu = _index().parse(path, args=base + ["-include-pch", pch, "-I", parent],
+                                    unsaved_files=[(path, text)], options=KEEP_GOING)
+            except ci.TranslationUnitLoadError:
+                tu = None  # an unreadable precompiled header
+            if tu is not None and not precompiled.load_failed(tu):
+                return _classify(path, tu, source, "model", False)
+            precompiled.discard(pch)
+        tu = _index().parse(path, args=args + ["-I", parent], unsaved_files=[(path, text)],
+                            options=KEEP_GOING)
         return _classify(path, tu, source, "model", False)
     base = options.real_clang_args(real)
     pch = precompiled.get(base, real) if use_pch and precompiled.usable_for(path, source, real) else None

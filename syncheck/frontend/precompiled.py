@@ -207,3 +207,173 @@ class _Lock:
             import fcntl
             fcntl.flock(self.fd, fcntl.LOCK_UN)
             os.close(self.fd)
+
+
+# ---- the model headers ----
+#
+# Every model-header parse force-includes the model's cuda_runtime.h (nvcc includes the real
+# one implicitly), which pulls in the C and C++ math headers: about a third of an average
+# file's parse. It is precompiled once per configuration, like the real headers above: keyed
+# by the libclang version, the exact arguments (user -I/-D/-std/arch included), the size and
+# time stamp of every model header file and of every -I folder (a header added there could
+# shadow one the precompiled copy holds), stored in the user cache dir. clang checks the
+# files it read when it loads the header; a load or build failure falls back to the plain
+# -include. A file whose own folder holds a file or folder named like one the precompiled
+# header read (``math.h``, ``bits/``) is parsed plainly: its folder comes first on the
+# include path there.
+
+MODEL_PCH_VERSION = "1"
+_SKIP_FUNCTION_BODIES = 0x40    # CXTranslationUnit_SkipFunctionBodies
+# The model's own headers and the C/C++ headers they pull in hold no code syncheck lowers
+# (system headers and the model are never lowered; clang keeps constexpr bodies and those
+# with deduced return types, which it may need to evaluate), so their bodies are skipped.
+SKIP_BODIES_IN_MODEL_PCH = os.environ.get("SYNCHECK_MODEL_PCH_BODIES", "") != "1"
+
+
+def model_key(args: list[str], model_dir: str) -> str:
+    h = hashlib.sha256()
+    h.update(f"model-pch {MODEL_PCH_VERSION} {SKIP_BODIES_IN_MODEL_PCH}\0{libclang_version()}\0".encode())
+    h.update(b"\0".join(a.encode("utf-8", "surrogateescape") for a in args))
+    for root, dirs, names in os.walk(model_dir):
+        dirs.sort()
+        for name in sorted(names):
+            full = os.path.join(root, name)
+            try:
+                st = os.stat(full)
+            except OSError:
+                continue
+            h.update(f"\0{full}:{st.st_size}:{st.st_mtime_ns}".encode())
+    folders = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-I", "-isystem", "-idirafter")]
+    for folder in folders:
+        try:
+            h.update(f"\0{folder}:{os.stat(folder).st_mtime_ns}".encode())
+        except OSError:
+            h.update(f"\0{folder}:missing".encode())
+    return h.hexdigest()[:24]
+
+
+def split_forced_include(args: list[str]) -> tuple[list[str], str | None]:
+    """``args`` without its ``-include FILE`` (the header to precompile), and that file."""
+    out, forced = [], None
+    i = 0
+    while i < len(args):
+        if args[i] == "-include" and i + 1 < len(args) and forced is None:
+            forced = args[i + 1]
+            i += 2
+            continue
+        out.append(args[i])
+        i += 1
+    return out, forced
+
+
+_model_names: dict[str, frozenset[str]] = {}
+
+
+def model_get(args: list[str], model_dir: str) -> str | None:
+    """A precompiled header of the forced include in ``args`` (the model cuda_runtime.h);
+    None when it cannot be built (then parse with the plain -include)."""
+    base, forced = split_forced_include(args)
+    if forced is None:
+        return None
+    key = model_key(args, model_dir)
+    folder = pch_dir()
+    pch = folder / f"model-{key}.pch"
+    failed = folder / f"model-{key}.failed"
+    if not pch.is_file():
+        if _still_failing(failed, args):
+            return None
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return None
+        with _Lock(folder / f"model-{key}.lock"):
+            if not pch.is_file():
+                if _build_model(base, forced, pch, failed) is None:
+                    return None
+                _prune_models(folder, keep=pch)
+    if str(pch) not in _model_names:
+        names = _read_names(pch)
+        if names is None:
+            return None
+        _model_names[str(pch)] = names
+    return str(pch)
+
+
+# Model headers are small (~3 MB): keep the most recently built few dozen configurations.
+MAX_MODEL_PCHS = 32
+
+
+def _prune_models(folder: Path, keep: Path) -> None:
+    try:
+        built = sorted(folder.glob("model-*.pch"), key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return
+    for old in built[MAX_MODEL_PCHS:]:
+        if old == keep:
+            continue
+        for suffix in (".pch", ".names", ".cuh", ".lock", ".failed"):
+            try:
+                old.with_suffix(suffix).unlink()
+            except OSError:
+                pass
+
+
+def _build_model(base: list[str], forced: str, pch: Path, failed: Path) -> str | None:
+    prelude = pch.with_suffix(".cuh")
+    tmp = pch.with_name(f".{pch.stem}.{os.getpid()}.pch")
+    names = pch.with_suffix(".names")
+    try:
+        prelude.write_text(f'#include "{forced}"\n', encoding="utf-8")
+        skip = _SKIP_FUNCTION_BODIES if SKIP_BODIES_IN_MODEL_PCH else 0
+        tu = _index().parse(str(prelude), args=base,
+                            options=KEEP_GOING | _PARSE_INCOMPLETE | _FOR_SERIALIZATION | skip)
+        errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
+        if errors:
+            failed.write_text(f"{errors[0].location}: {errors[0].spelling}\n", encoding="utf-8")
+            return None
+        # The names a file's folder could shadow: how each header read was spelled, by its
+        # first path component (``math.h``, ``bits`` for ``bits/c++config.h``).
+        # Conservatively: every component of the last three levels of each path read.
+        spelled = {forced and os.path.basename(forced)}
+        for inc in tu.get_includes():
+            name = inc.include.name if inc.include is not None else ""
+            spelled.update(p for p in os.path.normpath(name).split(os.sep)[-3:] if p)
+        names.write_text("\n".join(sorted(spelled)) + "\n", encoding="utf-8")
+        tu.save(str(tmp))
+        os.replace(tmp, pch)
+        return str(pch)
+    except (ci.TranslationUnitLoadError, ci.TranslationUnitSaveError, OSError) as e:
+        try:
+            failed.write_text(f"{type(e).__name__}: {e}\n", encoding="utf-8")
+        except OSError:
+            pass
+        return None
+    finally:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+
+
+def _read_names(pch: Path) -> frozenset[str] | None:
+    try:
+        return frozenset(pch.with_suffix(".names").read_text(encoding="utf-8").split())
+    except OSError:
+        return None
+
+
+@functools.cache
+def _folder_names(folder: str) -> frozenset[str]:
+    try:
+        return frozenset(os.listdir(folder))
+    except OSError:
+        return frozenset()
+
+
+def model_usable_for(path: str, pch: str) -> bool:
+    """Does the file's folder (first on its include path after the flags) shadow none of
+    the headers the precompiled model header read?"""
+    names = _model_names.get(pch)
+    if names is None:
+        return False
+    return not (_folder_names(os.path.dirname(os.path.abspath(path))) & names)

@@ -277,10 +277,8 @@ class Lowerer:
             node.type = cursor.type.spelling
         elif kind in _LITERALS:
             node.type = cursor.type.spelling
-        ext = cursor.extent
-        s, e = ext.start, ext.end
-        node.line, node.col, node.start = s.line, s.column, s.offset
-        node.end_line, node.end_col, node.end = e.line, e.column, e.offset
+        (node.line, node.col, node.start,
+         node.end_line, node.end_col, node.end) = clang_api.extent_numbers(cursor)
         if kind in _REF_KINDS:
             node.decl = self.decl_of(cursor.referenced)
             if kind == K.MEMBER_REF_EXPR and not node.spelling:

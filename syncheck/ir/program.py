@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 import clang.cindex as ci
 
 from syncheck.frontend import clang_api
+from syncheck.frontend.cuda_headers import cuda_declaration_prefixes
 from syncheck.frontend.parse import ParsedFile
 from syncheck.ir.calls import source_text
-from syncheck.ir.nodes import Decl, Lowerer, Node, in_model_header
-from syncheck.safe_io import read_regular_file
+from syncheck.ir.nodes import Decl, Lowerer, Node
+from syncheck.safe_io import MAX_FILE_BYTES, UnsafeFileError, read_regular_file
 
 K = ci.CursorKind
 
@@ -114,6 +115,9 @@ class Program:
     source_lines: list[str]
 
     instantiated: set[str] = field(default_factory=set)  # templates with instantiations
+    # Device functions defined in other files (headers, libraries) that nothing in this file's
+    # code reaches: not lowered, not analyzed, not counted in coverage (docs/coverage.md).
+    unreached_library: int = 0
     _owners: dict[int, Function] | None = field(default=None, repr=False)
     _other_lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
@@ -233,16 +237,87 @@ class ProgramBuilder:
         self.lines = parsed.source.decode("utf-8", errors="replace").splitlines()
         self.functions: dict[str, Function] = {}
         self.error_lines = sorted(p.line for p in parsed.errors)
+        # Reachability (see _reach): deferred device functions of other files by key, the keys
+        # reached, the functions whose bodies were scanned for references.
+        self._deferred: dict[str, list[tuple[ci.Cursor, tuple]]] = {}
+        self._reached: set[str] = set()
+        self._scanned: set[str] = set()
+        self._header_lines: dict[str, list[str] | None] = {}
+        # Where each function appears in the translation unit (see _reorder).
+        self._position: tuple = (1 << 60,)
+        self._positions_seen: list[None] = []
+        self._positions: dict[str, tuple] = {}
 
     def build(self) -> Program:
         self._collect(self.parsed.tu.cursor)
+        self._reach()
         launches: list[LaunchSite] = []
-        markers = ("<<<", "cudaLaunch", "cuLaunch") + _launching_macros(self.lines)
+        self._markers = ("<<<", "cudaLaunch", "cuLaunch") + _launching_macros(self.lines)
         for fn in list(self.functions.values()):
-            if fn.kind in ("host", "host_device") and fn.mentions(*markers) and fn.body is not None:
+            if fn.kind in ("host", "host_device") and self._may_launch(fn) and fn.body is not None:
                 launches.extend(self._launches(fn))
         instantiated = self._add_instantiations()
-        return Program(self.parsed.path, self.functions, launches, self.lines, instantiated)
+        self._reorder()
+        program = Program(self.parsed.path, self.functions, launches, self.lines, instantiated)
+        program.unreached_library = sum(len(v) for k, v in self._deferred.items()
+                                        if k not in self._reached)
+        return program
+
+    def _may_launch(self, fn: Function) -> bool:
+        """Can the function's body hold a launch? Main-file functions: their text says; a
+        header's functions: the header's text around them (read once per header)."""
+        if fn.in_main_file:
+            return fn.mentions(*self._markers)  # launches, and the file's launching macros
+        text = self._header_text(fn.file, fn.line, fn.end_line)
+        return text is None or any(w in text for w in ("<<<", "cudaLaunch", "cuLaunch"))
+
+    def _header_text(self, path: str, line: int, end_line: int) -> str | None:
+        lines = self._header_lines.get(path, False)
+        if lines is False:
+            try:
+                lines = read_regular_file(path, MAX_FILE_BYTES).decode("utf-8", "replace").splitlines()
+            except (OSError, UnsafeFileError):
+                lines = None  # unknown: assume it may launch
+            self._header_lines[path] = lines
+        if lines is None:
+            return None
+        return "\n".join(lines[max(0, line - 1):end_line])
+
+    # -- reachability: device code of other files is lowered only when this file's code uses it --
+    def _defer(self, cursor: ci.Cursor) -> None:
+        """A device function defined in another file (a header): lowered only if reached."""
+        key = self.lowerer.decl_of(cursor).key
+        self._deferred.setdefault(key, []).append((cursor, self._position))
+
+    def _reach(self) -> None:
+        """Lower the deferred functions that lowered device code refers to, transitively.
+        Lowered bodies are scanned once each (``_scanned``)."""
+        while True:
+            pending = [fn for fn in list(self.functions.values())
+                       if fn.key not in self._scanned and fn.body_node is not None]
+            if not pending:
+                return
+            for fn in pending:
+                self._scanned.add(fn.key)
+                if not fn.runs_on_device:
+                    continue
+                refs = [fn.body_node, *fn.member_inits.values()]
+                for root in refs:
+                    for node in root.walk():
+                        decl = node.decl
+                        if decl is not None and decl.storage == "function" and decl.key in self._deferred \
+                                and decl.key not in self._reached:
+                            self._reached.add(decl.key)
+                            for cursor, position in self._deferred[decl.key]:
+                                self._position = position
+                                self._add_function(cursor)
+
+    def _reorder(self) -> None:
+        """Functions in the order of the translation unit (as if every function had been
+        lowered where it appears), instantiations after them in the order they were found."""
+        order = {key: i for i, key in enumerate(self.functions)}
+        self.functions = dict(sorted(self.functions.items(),
+                                     key=lambda kv: (self._positions.get(kv[0], (1 << 60,)), order[kv[0]])))
 
     def _add_instantiations(self) -> set[str]:
         """Lower the device-code instantiations that lowered code refers to (launches of
@@ -267,23 +342,30 @@ class ProgramBuilder:
                 fn = self._add_function(definition, instance=usr)
                 if fn is not None:
                     templates.add(fn.instance_of)
+            self._reach()
         return templates
 
     def _collect(self, cursor: ci.Cursor) -> None:
         for child in cursor.get_children():
             kind = child.kind
             if kind in _CONTAINER_KINDS:
-                if in_model_header(child):
-                    continue
-                f = child.location.file
-                if f is not None and child.location.is_in_system_header:
+                loc = child.location  # one location object: each costs foreign calls
+                f = loc.file
+                if f is not None and (f.name.startswith(cuda_declaration_prefixes())
+                                      or loc.is_in_system_header):
                     continue
                 self._collect(child)
             elif kind in _FUNCTION_KINDS and child.is_definition():
-                f = child.location.file
-                if f is None or not _is_project_file(f.name) or child.location.is_in_system_header:
+                loc = child.location
+                f = loc.file
+                if f is None or not _is_project_file(f.name) or loc.is_in_system_header:
                     continue
-                self._add_function(child)
+                self._position = (0, len(self._positions_seen))
+                self._positions_seen.append(None)
+                if os.path.abspath(f.name) != self.main and _function_kind(child) != "host":
+                    self._defer(child)
+                else:
+                    self._add_function(child)
 
     def _add_function(self, cursor: ci.Cursor, instance: str = "") -> Function | None:
         body_cursor = None
@@ -328,6 +410,7 @@ class ProgramBuilder:
             fn.block_dim = self._pinned_block_dim(fn, body_cursor.extent.start.line)
             fn.has_errors = any(fn.line <= ln <= fn.end_line for ln in self.error_lines)
         self.functions[fn.key] = fn
+        self._positions.setdefault(fn.key, self._position if not instance else (1 << 60,))
         if fn.has_errors:
             return fn  # a body clang could not parse is not analyzed (nor lowered)
         for member, init in member_refs:
@@ -359,6 +442,8 @@ class ProgramBuilder:
                   for c in lam.children if c.kind == "PARM_DECL"]
         key = lambda_key(owner.file, lam.line)
         kind = "device" if owner.runs_on_device else "host"
+        owner_position = self._positions.get(owner.key, (1 << 60,))
+        self._positions.setdefault(key, owner_position)
         self.functions[key] = Function(
             key=key, name=f"lambda in {owner.name}", qualified=f"{owner.qualified}::(lambda)",
             kind=kind, file=owner.file, line=lam.line, col=lam.col, end_line=lam.end_line,

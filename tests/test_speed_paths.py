@@ -1,0 +1,149 @@
+"""The fast paths of issue 15 keep results: reachability-based lowering, the precompiled model
+header, and race pairs decided without the solver."""
+
+from __future__ import annotations
+
+import os
+
+from syncheck.analyses import races
+from syncheck.engine import Settings, analyze_file
+from syncheck.frontend import precompiled
+from syncheck.frontend.parse import MODEL_DIR, ParseOptions, parse_source
+from syncheck.ir.program import build_program
+
+HEADER = """
+#pragma once
+__device__ int leaf(int x) { return x * 2; }
+__device__ int used(int x) { return leaf(x) + 1; }
+__device__ int unused(int x) { return x - 1; }
+__global__ void header_kernel(int* p) { p[threadIdx.x] = unused(threadIdx.x); }
+inline void header_launch(int* p) { header_kernel<<<1, 32>>>(p); }
+inline int header_host_helper(int n) { return n * 2; }
+"""
+
+MAIN = """
+#include "lib.cuh"
+__global__ void k(int* p) { p[threadIdx.x] = used(threadIdx.x); }
+void run(int* p) { k<<<1, 32>>>(p); }
+"""
+
+
+def _program(tmp_path):
+    (tmp_path / "lib.cuh").write_text(HEADER)
+    main = tmp_path / "main.cu"
+    main.write_text(MAIN)
+    parsed = parse_source(str(main), main.read_bytes(), ParseOptions())
+    return build_program(parsed)
+
+
+def test_only_reached_header_device_functions_are_lowered(tmp_path):
+    program = _program(tmp_path)
+    names = {f.name for f in program.functions.values()}
+    assert {"k", "run", "used", "leaf"} <= names  # the kernel's callees, transitively
+    assert "unused" not in names and "header_kernel" not in names
+    assert program.unreached_library == 2
+    # header host functions stay known (host-side value tracking resolves calls to them)
+    assert {"header_launch", "header_host_helper"} <= names
+    # and a header host function that launches is still searched for launches
+    hosts = {f.key: f.name for f in program.functions.values()}
+    assert {(l.kernel_name, hosts[l.host_function]) for l in program.launches} == {
+        ("k", "run"), ("header_kernel", "header_launch")}
+
+
+def test_functions_keep_the_translation_unit_order(tmp_path):
+    program = _program(tmp_path)
+    names = [f.name for f in program.functions.values()]
+    assert names.index("used") < names.index("k")  # the header comes first in the file
+
+
+def test_model_pch_key_follows_model_files_and_include_folders(tmp_path):
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "a.h").write_text("int a;\n")
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    args = ["-x", "cuda", "-I", str(inc), "-include", str(model / "a.h")]
+    first = precompiled.model_key(args, str(model))
+    assert precompiled.model_key(args, str(model)) == first
+    (model / "a.h").write_text("int a; int b;\n")
+    second = precompiled.model_key(args, str(model))
+    assert second != first
+    os.utime(inc, ns=(1, 1))
+    (inc / "math.h").write_text("")  # a header added to an -I folder could shadow one
+    assert precompiled.model_key(args, str(model)) != second
+    assert precompiled.model_key(args + ["-DX=1"], str(model)) != precompiled.model_key(args, str(model))
+
+
+def test_model_pch_is_skipped_when_the_folder_shadows_a_header(tmp_path):
+    args = ParseOptions().clang_args()
+    pch = precompiled.model_get(args, str(MODEL_DIR))
+    assert pch is not None
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "math.h").write_text("")
+    assert precompiled.model_usable_for(str(plain / "k.cu"), pch)
+    assert not precompiled.model_usable_for(str(shadow / "k.cu"), pch)
+
+
+def test_model_pch_parse_reads_like_the_plain_parse(tmp_path):
+    (tmp_path / "lib.cuh").write_text(HEADER)
+    main = tmp_path / "main.cu"
+    main.write_text(MAIN + "\n__global__ void broken() { undeclared_name(); }\n#include <missing_header.h>\n")
+    options = ParseOptions()
+    with_pch = parse_source(str(main), main.read_bytes(), options)
+    without = parse_source(str(main), main.read_bytes(), options, use_pch=False)
+    assert [(p.line, p.kind, p.message) for p in with_pch.problems] == \
+        [(p.line, p.kind, p.message) for p in without.problems]
+    assert [f.name for f in build_program(with_pch).functions.values()] == \
+        [f.name for f in build_program(without).functions.values()]
+
+
+KERNEL = """
+__global__ void pairs(float* out) {
+    __shared__ float rows[4][64];
+    __shared__ float two[2];
+    rows[0][threadIdx.x] = 1.0f;
+    rows[1][threadIdx.x] = rows[0][threadIdx.x] + 2.0f;
+    if (threadIdx.x == 0) two[0] = 3.0f;
+    if (threadIdx.x == 1) two[1] = 4.0f;
+    __syncthreads();
+    out[threadIdx.x] = rows[1][threadIdx.x] + two[threadIdx.x & 1];
+}
+"""
+
+
+def test_race_pairs_decided_without_the_solver(tmp_path):
+    path = tmp_path / "pairs.cu"
+    path.write_text(KERNEL)
+    races.PAIR_COUNTS.clear()
+    result = analyze_file(str(path), Settings(isolate=False, timeout=None))
+    assert [f.code for f in result.findings] == []
+    assert races.PAIR_COUNTS.get("fast: the same thread-affine subscript", 0) >= 1
+    assert races.PAIR_COUNTS.get("fast: different constant subscripts", 0) >= 1
+    assert not any(k.startswith("solver") for k in races.PAIR_COUNTS)
+
+
+DIVERGENT = """
+__device__ void helper(float* a, int i, int n) {
+    if (i >= n) return;
+    a[i] = 2.0f * a[i];
+    __syncthreads();
+}
+__global__ void k(float* a, int n) {
+    helper(a, blockIdx.x * blockDim.x + threadIdx.x, n);
+}
+"""
+
+
+def test_uniformity_proof_refuted_by_two_concrete_threads(tmp_path):
+    """`i >= n` differs between threads 0 and 1 when n == 1: no solver call needed to know
+    it cannot be proved the same for every thread, and the finding stays."""
+    path = tmp_path / "divergent.cu"
+    path.write_text(DIVERGENT)
+    races.PAIR_COUNTS.clear()
+    result = analyze_file(str(path), Settings(isolate=False, timeout=None))
+    assert [f.code for f in result.findings] == ["SYN101"]
+    assert races.PAIR_COUNTS.get("proof fast: two concrete threads decide differently", 0) >= 1
+    assert not any(k.startswith("proof solver") for k in races.PAIR_COUNTS)
