@@ -33,7 +33,7 @@ ROOT = Path(os.environ.get("SYNCHECK_ROOT", Path(__file__).resolve().parent.pare
 sys.path.insert(0, str(ROOT))
 
 from syncheck import engine, header_choice  # noqa: E402
-from syncheck.analyses import races  # noqa: E402
+from syncheck.analyses import races, symbolic  # noqa: E402
 from syncheck.engine import Settings, analyze_file, analyze_paths, discover, read_source  # noqa: E402
 from syncheck.diagnostics import Report  # noqa: E402
 from syncheck.frontend.parse import ParseOptions, parse_source  # noqa: E402
@@ -92,9 +92,10 @@ def instrument(clock: Clock) -> None:
     header_choice.build_program = counted
     wrap(header_choice, "build_program", clock, "lowering")
     wrap(nodes.Lowerer, "lower", clock, "lowering")
-    for name in ("_check_pair", "same_for_every_thread", "lane_outside_mask"):
-        if hasattr(races, name):
-            wrap(races, name, clock, "solver")
+    for module, name in ((races, "_check_pair"), (symbolic, "same_for_every_thread"),
+                         (symbolic, "lane_outside_mask")):
+        if hasattr(module, name):
+            wrap(module, name, clock, "solver")
 
 
 def options_from(args) -> ParseOptions:
@@ -137,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             bare[f] = time.perf_counter() - start
     clock = Clock()
     instrument(clock)
-    counters = getattr(races, "PAIR_COUNTS", None)
+    counters = getattr(symbolic, "PAIR_COUNTS", None)
     if counters is not None:
         counters.clear()
     total: dict[str, float] = {}

@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from syncheck.analyses.races import fresh_solver_context
+from syncheck.analyses.symbolic import fresh_solver_context
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.checks.base import CheckContext, ProjectFacts
 from syncheck.checks.registry import ALL_CHECKS

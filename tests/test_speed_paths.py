@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from syncheck.analyses import races
+from syncheck.analyses import symbolic
 from syncheck.engine import Settings, analyze_file
 from syncheck.frontend import precompiled
 from syncheck.frontend.parse import MODEL_DIR, ParseOptions, parse_source
@@ -117,12 +117,12 @@ __global__ void pairs(float* out) {
 def test_race_pairs_decided_without_the_solver(tmp_path):
     path = tmp_path / "pairs.cu"
     path.write_text(KERNEL)
-    races.PAIR_COUNTS.clear()
+    symbolic.PAIR_COUNTS.clear()
     result = analyze_file(str(path), Settings(isolate=False, timeout=None))
     assert [f.code for f in result.findings] == []
-    assert races.PAIR_COUNTS.get("fast: the same thread-affine subscript", 0) >= 1
-    assert races.PAIR_COUNTS.get("fast: different constant subscripts", 0) >= 1
-    assert not any(k.startswith("solver") for k in races.PAIR_COUNTS)
+    assert symbolic.PAIR_COUNTS.get("fast: the same thread-affine subscript", 0) >= 1
+    assert symbolic.PAIR_COUNTS.get("fast: different constant subscripts", 0) >= 1
+    assert not any(k.startswith("solver") for k in symbolic.PAIR_COUNTS)
 
 
 DIVERGENT = """
@@ -142,8 +142,8 @@ def test_uniformity_proof_refuted_by_two_concrete_threads(tmp_path):
     it cannot be proved the same for every thread, and the finding stays."""
     path = tmp_path / "divergent.cu"
     path.write_text(DIVERGENT)
-    races.PAIR_COUNTS.clear()
+    symbolic.PAIR_COUNTS.clear()
     result = analyze_file(str(path), Settings(isolate=False, timeout=None))
     assert [f.code for f in result.findings] == ["SYN101"]
-    assert races.PAIR_COUNTS.get("proof fast: two concrete threads decide differently", 0) >= 1
-    assert not any(k.startswith("proof solver") for k in races.PAIR_COUNTS)
+    assert symbolic.PAIR_COUNTS.get("proof fast: two concrete threads decide differently", 0) >= 1
+    assert not any(k.startswith("proof solver") for k in symbolic.PAIR_COUNTS)

@@ -46,7 +46,7 @@ def _proven_same(service: UniformityService, root, frames, depth: int, controlle
     context = tuple(f.site.node.id for f in frames[:depth])
     key = (root.key, context, controller.cond.id, allowed)
     if key not in proofs:
-        from syncheck.analyses.races import same_for_every_thread
+        from syncheck.analyses.symbolic import same_for_every_thread
         proofs[key] = same_for_every_thread(service.program, service, root, frames[:depth], depth,
                                             controller.cond, _GROUP[allowed])
     return proofs[key]

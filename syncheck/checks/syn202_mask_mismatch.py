@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from syncheck.analyses.lanes import FULL_MASK, active_lanes, lane_list, mask_constant
 from syncheck.analyses.levels import Level
-from syncheck.analyses.races import lane_outside_mask
+from syncheck.analyses.symbolic import lane_outside_mask
 from syncheck.checks.base import Check, CheckContext
 from syncheck.checks.warp_sites import explicit_mask
 

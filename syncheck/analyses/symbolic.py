@@ -1,0 +1,553 @@
+"""The symbolic layer: expressions of a kernel over two symbolic threads, as z3 terms.
+
+One encoding of index expressions, guards and conditions (thread and block indices, the
+block shape, loop counters and inductions, kernel parameters, template arguments folded to
+constants, launch relations) shared by every analysis that asks "can two threads differ?":
+the race rules (races.py), the proofs that a thread-dependent-looking decision is the same
+for every thread of a block or warp (used by the divergence service), and the lane sets of
+run-time warp masks (SYN202). Limits are z3 resource units, never seconds, so answers do not
+depend on machine load.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from syncheck.analyses.levels import Level
+from syncheck.analyses.shared_memory import Scope
+from syncheck.analyses.uniformity import UniformityService
+from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers
+from syncheck.ir.program import Function, Program
+
+_Z3 = None
+
+
+@dataclass
+class NextIteration:
+    """What changes from one iteration of a loop to the next: var key -> its one update in
+    the loop (None: updated in several places), for variables declared outside it."""
+
+    updates: dict[str, Node | None]
+
+
+def _strip(node: Node) -> Node:
+    return strip_wrappers(node, POINTER_WRAPPERS)
+
+
+def z3_module():
+    global _Z3
+    if _Z3 is None:
+        import z3
+        _Z3 = z3
+    return _Z3
+
+
+BITS = 32
+
+
+# Symbols other than thread indices stay in this range, so that index arithmetic cannot wrap
+# around and invent collisions (indices are assumed not to overflow).
+SYMBOL_RANGE = 1 << 20
+
+
+def fresh_solver_context() -> None:
+    """Start a new z3 context: z3 keeps caches per context, so the same query under the same
+    resource budget can be decided or not depending on the queries before it."""
+    if _Z3 is not None:
+        import z3.z3 as core
+        core._main_ctx = None
+
+
+def bitvector(z3, name: str):
+    return z3.BitVec(name, BITS)
+
+
+def constant_term(z3, v: int):
+    return z3.BitVecVal(v, BITS)
+
+
+# Deterministic solver budget (z3 resource units, not seconds): the same query gets the same
+# answer on a loaded machine. Queries seen on real code use at most ~1.4M units.
+RESOURCE_LIMIT = 4_000_000
+
+
+# Proofs that a decision is uniform only remove findings, so they get a smaller budget.
+PROOF_LIMIT = 1_000_000
+
+
+# A pair the solver could not decide within the budget (reported in a note, never a finding).
+UNDECIDED = "undecided"
+
+
+# How the race pairs of this process were decided (read by bench/phases.py): by a check
+# without the solver ("fast: ..."), or by the solver ("solver: sat|unsat|unknown|not encoded");
+# and the proofs that a decision is the same for every thread ("proof fast: ...", "proof
+# solver: ...").
+PAIR_COUNTS: dict[str, int] = {}
+
+
+def count_decision(what: str) -> None:
+    PAIR_COUNTS[what] = PAIR_COUNTS.get(what, 0) + 1
+
+
+class NotEncodable(Exception):
+    """An expression the encoder cannot represent."""
+
+
+class Encoder:
+    def __init__(self, thread: int, shared: dict, varying_vars: set[str], dims, program: Program,
+                 next_iteration: "NextIteration | None" = None, thread_shifts: bool = False):
+        self.z3 = z3_module()
+        self.program = program
+        # Shifts by amounts computed from thread indices (lane masks); the amounts are then
+        # bounded by the block shape, so the solver cannot invent values.
+        self.thread_shifts = thread_shifts
+        # This thread runs one iteration of a loop later than the other thread.
+        self.next_iteration = next_iteration
+        self._advancing: set[str] = set()
+        self.t = thread
+        self.shared = shared        # symbols common to both threads
+        self.varying = varying_vars  # loop variables that may differ between the two threads
+        self.dims = dims             # (bdx, bdy, bdz) z3 terms
+        self.tid = [bitvector(self.z3, f"t{thread}.{a}") for a in "xyz"]
+        self.private: dict[str, object] = {}
+        self.iteration_counters: list = []
+
+    def sym(self, name: str, per_thread: bool):
+        if per_thread:
+            key = f"{name}#{self.t}"
+            if key not in self.private:
+                self.private[key] = bitvector(self.z3, key)
+            return self.private[key]
+        if name not in self.shared:
+            self.shared[name] = bitvector(self.z3, name)
+        return self.shared[name]
+
+    def linear(self):
+        bx, by, _ = self.dims
+        return self.tid[0] + bx * (self.tid[1] + by * self.tid[2])
+
+    def expr(self, node: Node, scope: Scope, depth: int = 0):
+        z3 = self.z3
+        if depth > 40:
+            raise NotEncodable()
+        node = _strip(node) if node.kind != "PAREN_EXPR" else node
+        k = node.kind
+        if k == "PAREN_EXPR":
+            return self.expr(node.children[-1], scope, depth + 1)
+        if k in ("INTEGER_LITERAL", "CHARACTER_LITERAL", "CXX_BOOL_LITERAL_EXPR", "CXX_UNARY_EXPR"):
+            if isinstance(node.value, int):
+                return constant_term(z3, node.value)
+            raise NotEncodable()
+        if k == "MEMBER_REF_EXPR" and node.children and node.children[0].kind == "DECL_REF_EXPR" \
+                and node.children[0].decl is not None and node.children[0].decl.storage == "builtin":
+            name, member = node.children[0].decl.name, node.spelling
+            axis = "xyz".index(member) if member in ("x", "y", "z") else 0
+            if name == "threadIdx":
+                return self.tid[axis]
+            if name == "blockDim":
+                return self.dims[axis]
+            return self.sym(f"{name}.{member}", per_thread=False)
+        if k == "DECL_REF_EXPR":
+            return self._ref(node, scope, depth)
+        if k in ("BINARY_OPERATOR",) and len(node.children) == 2:
+            return self._binary(node, scope, depth)
+        if k == "UNARY_OPERATOR" and node.children:
+            if node.op == "-":
+                return -self.expr(node.children[0], scope, depth + 1)
+            if node.op == "+":
+                return self.expr(node.children[0], scope, depth + 1)
+            raise NotEncodable()
+        if k == "CONDITIONAL_OPERATOR" and len(node.children) == 3:
+            c, a, b = node.children
+            return z3.If(self.cond(c, scope, depth + 1), self.expr(a, scope, depth + 1),
+                         self.expr(b, scope, depth + 1))
+        if k == "CALL_EXPR":
+            if isinstance(node.value, int):
+                return constant_term(z3, node.value)  # folded by the compiler
+            return self._call(node, scope, depth)
+        raise NotEncodable()
+
+    def _ref(self, node: Node, scope: Scope, depth: int):
+        z3 = self.z3
+        d = node.decl
+        if d is None:
+            raise NotEncodable()
+        nxt = self.next_iteration
+        if nxt is not None and d.key in nxt.updates and d.key not in self._advancing:
+            update = nxt.updates[d.key]
+            if update is None:
+                raise NotEncodable()  # changed in more than one place per iteration
+            self._advancing.add(d.key)
+            try:
+                return self._advanced(update, node, scope, depth)
+            finally:
+                self._advancing.discard(d.key)
+        if d.storage == "builtin" and d.name == "warpSize":
+            return constant_term(z3, 32)
+        if d.value is not None and isinstance(d.value, int):
+            return constant_term(z3, d.value)
+        if d.key in scope.bindings:
+            arg, arg_scope = scope.bindings[d.key]
+            return self.expr(arg, arg_scope, depth + 1)
+        if d.storage in ("global", "constant", "template", "enum"):
+            return self.sym(d.key, per_thread=False)
+        if d.storage == "param" and d.key not in scope.multi_defs:
+            return self.sym(d.key, per_thread=False)
+        if d.storage in ("local", "param"):
+            # A local defined once stands for its definition, also inside a loop that threads
+            # run out of step: its inputs are then read in the same iteration as it is.
+            if d.key in scope.single_defs:
+                try:
+                    return self.expr(scope.single_defs[d.key], scope, depth + 1)
+                except NotEncodable:
+                    # A definition the encoder cannot model (a load, a call) whose value is
+                    # the same for the whole block: an unknown, but one both threads share.
+                    value = scope.analysis.values.get(node.id)
+                    if value is not None and value.level <= Level.BLOCK and d.key not in self.varying:
+                        return self.sym(d.key, per_thread=False)
+                    raise
+            induction = scope.inductions.get(d.key)
+            if induction is not None:
+                # One iteration count per loop: the inductions of a loop move together.
+                where = induction.loop if induction.loop is not None else f"line {induction.line}"
+                k = self.sym(f"iter:{scope.analysis.function.key}:{where}", per_thread=d.key in self.varying)
+                self.iteration_counters.append(k)
+                count = k + induction.updates_before(node)
+                start = self.expr(induction.init, scope, depth + 1)
+                step = induction.step
+                if isinstance(step, Node):
+                    step = self.expr(step, scope, depth + 1)
+                return {"+": lambda: start + count * step, "-": lambda: start - count * step,
+                        ">>": lambda: z3.LShR(start, count * step),
+                        "<<": lambda: start << (count * step)}[induction.op]()
+            value = scope.analysis.values.get(node.id)
+            if value is not None and value.const is not None and isinstance(value.const, int):
+                return constant_term(z3, value.const)
+            if value is not None and value.level <= Level.BLOCK:
+                return self.sym(d.key, per_thread=d.key in self.varying)
+        raise NotEncodable()
+
+    def _advanced(self, update: Node, ref: Node, scope: Scope, depth: int):
+        """A variable's value one iteration later: its update applied to its value now."""
+        now = self.expr(ref, scope, depth + 1)
+        if update.kind == "UNARY_OPERATOR":
+            return now + 1 if "+" in update.op else now - 1
+        rhs = self.expr(update.children[1], scope, depth + 1)
+        if update.op == "=":
+            return rhs
+        op = update.op[:-1]
+        if op in ("+", "-", "*"):
+            return {"+": now + rhs, "-": now - rhs, "*": now * rhs}[op]
+        raise NotEncodable()
+
+    def _binary(self, node: Node, scope: Scope, depth: int):
+        z3 = self.z3
+        op = node.op
+        if op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||"):
+            return z3.If(self.cond(node, scope, depth), constant_term(z3, 1), constant_term(z3, 0))
+        a = self.expr(node.children[0], scope, depth + 1)
+        b = self.expr(node.children[1], scope, depth + 1)
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if op == "/":
+            return a / b          # signed division: indices are not negative in practice
+        if op == "%":
+            return z3.SRem(a, b)  # C's remainder keeps the dividend's sign
+        if op in ("&", "|", "^", "<<", ">>"):
+            # Bit tricks on run-time values (masks from parameters) would let the solver pick
+            # values the program never has: only constant right operands are modeled.
+            if not z3.is_bv_value(z3.simplify(b)) and not (self.thread_shifts and op in ("<<", ">>")):
+                raise NotEncodable()
+            return {"&": a & b, "|": a | b, "^": a ^ b, "<<": a << b, ">>": a >> b}[op]
+        raise NotEncodable()
+
+    def _call(self, node: Node, scope: Scope, depth: int):
+        z3 = self.z3
+        from syncheck.analyses import primitives as P
+        from syncheck.ir.calls import call_args
+        prim = P.classify(node)
+        if prim is not None and prim.category == P.QUERY and prim.name.endswith("thread_rank()"):
+            if prim.scope == "block":
+                return self.linear()
+            if prim.scope == "tile" and prim.tile_size:
+                return z3.SRem(self.linear(), prim.tile_size)
+        if prim is not None and prim.name.endswith("meta_group_rank()") and prim.tile_size:
+            return self.linear() / prim.tile_size
+        name = node.decl.name if node.decl is not None else ""
+        args = call_args(node)
+        if name in ("min", "max", "umin", "umax") and len(args) == 2:
+            a, b = (self.expr(x, scope, depth + 1) for x in args)
+            return self.z3.If(a < b, a, b) if "min" in name else self.z3.If(a > b, a, b)
+        returned = self._single_return(node)
+        if returned is not None:
+            # A getter (`return threadIdx.y;`, `return blockDim.y;`): its expression, with
+            # the callee's parameters bound to this call's arguments.
+            callee, expr = returned
+            bindings = {p.key: (a, scope) for p, a in zip(callee.params, args)}
+            inner = Scope(scope.analysis, bindings)
+            return self.expr(expr, inner, depth + 1)
+        raise NotEncodable()
+
+    def _single_return(self, call: Node):
+        callee = self.program.resolve_call(call.decl)
+        if callee is None or callee.body is None or len(callee.body.children) != 1:
+            return None
+        stmt = callee.body.children[0]
+        if stmt.kind != "RETURN_STMT" or len(stmt.children) != 1:
+            return None
+        if any(n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "local"
+               for n in stmt.walk()):
+            return None
+        return callee, stmt.children[0]
+
+    def cond(self, node: Node, scope: Scope, depth: int = 0):
+        z3 = self.z3
+        n = _strip(node) if node.kind != "PAREN_EXPR" else node
+        if n.kind == "PAREN_EXPR":
+            return self.cond(n.children[-1], scope, depth + 1)
+        if n.kind == "BINARY_OPERATOR" and len(n.children) == 2:
+            op = n.op
+            if op in ("&&", "||"):
+                a, b = (self.cond(c, scope, depth + 1) for c in n.children)
+                return z3.And(a, b) if op == "&&" else z3.Or(a, b)
+            if op in ("<", "<=", ">", ">=", "==", "!="):
+                a, b = (self.expr(c, scope, depth + 1) for c in n.children)
+                return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b,
+                        "==": a == b, "!=": a != b}[op]
+        if n.kind == "UNARY_OPERATOR" and n.op == "!" and n.children:
+            return z3.Not(self.cond(n.children[0], scope, depth + 1))
+        return self.expr(n, scope, depth + 1) != 0
+
+
+def context_scopes(service: UniformityService, root: Function, frames) -> list:
+    """One encoder scope per frame of a call chain, parameters bound to the callers' arguments."""
+    from syncheck.analyses.shared_memory import function_scope
+    scopes = [function_scope(root, service.analyze(root), {})]
+    for frame in frames:
+        callee = frame.analysis.function
+        bindings = {p.key: (a, scopes[-1]) for p, a in zip(callee.params, frame.site.args)}
+        scopes.append(function_scope(callee, frame.analysis, bindings))
+    return scopes
+
+
+def same_for_every_thread(program: Program, service: UniformityService, root: Function, frames,
+                          depth: int, cond: Node, group: int) -> bool:
+    """Proof that a decision the taint analysis calls thread-dependent comes out the same for
+    any two threads of one group of ``group`` threads (a block: 1024), over every block shape
+    the kernel admits (or the one its launches use), the launch relations and, in loops, at
+    the same iteration: `for (t = base + tid; t < end + tid; t += C)` or a bound rounded up
+    to the block size. False when unproven (undecided within the budget included)."""
+    z3 = z3_module()
+    scopes = context_scopes(service, root, frames)
+    shape = service.shape_of(root).block_dim
+    dims = tuple(constant_term(z3, d) for d in shape) if shape else tuple(bitvector(z3, f"blockDim.{a}") for a in "xyz")
+    shared: dict = {}
+    e1 = Encoder(1, shared, set(), dims, program)
+    e2 = Encoder(2, shared, set(), dims, program)
+    try:
+        c1, c2 = e1.cond(cond, scopes[depth]), e2.cond(cond, scopes[depth])
+    except NotEncodable:
+        return False
+    solver = z3.Solver()
+    solver.set("rlimit", PROOF_LIMIT)
+    bx, by, bz = dims
+    if not shape:
+        solver.add(bx >= 1, bx <= 1024, by >= 1, by <= 1024, bz >= 1, bz <= 64, z3.ULE(bx * by * bz, 1024))
+    for enc in (e1, e2):
+        tx, ty, tz = enc.tid
+        solver.add(tx >= 0, tx < bx, ty >= 0, ty < by, tz >= 0, tz < bz)
+    for name, sym in list(shared.items()):
+        if name.startswith("blockIdx") or name.startswith("gridDim"):
+            solver.add(sym >= 0, sym < SYMBOL_RANGE)
+        elif not name.startswith("blockDim"):
+            solver.add(sym > -SYMBOL_RANGE, sym < SYMBOL_RANGE)
+    for k in e1.iteration_counters + e2.iteration_counters:
+        solver.add(k >= 0, k < SYMBOL_RANGE)
+    for axis, form in service.launch_shapes.relations(root).items():
+        term = relation_term(e1, form)
+        if term is not None:
+            solver.add(dims[axis] == term)
+    from syncheck.analyses.shared_memory import kernel_preconditions
+    for fact, holds in kernel_preconditions(root) if root.kind == "kernel" else ():
+        try:
+            for enc in (e1, e2):
+                term = enc.cond(fact, scopes[0])
+                solver.add(term if holds else z3.Not(term))
+        except NotEncodable:
+            pass  # a promise the encoder cannot read only weakens the proof
+    if group < 1024:
+        solver.add(e1.linear() / group == e2.linear() / group)
+    solver.add(c1 != c2)
+    symbols = [*e1.tid, *e2.tid, *shared.values(), *e1.private.values(), *e2.private.values(),
+               *e1.iteration_counters, *e2.iteration_counters]
+    if not shape:
+        symbols += list(dims)
+    if _concrete_witness(z3, solver, symbols, e1.tid, e2.tid, None if shape else dims):
+        count_decision("proof fast: two concrete threads decide differently")
+        return False  # satisfiable: the solver could not have proved it either
+    verdict = solver.check()
+    count_decision(f"proof solver: {verdict}")
+    return verdict == z3.unsat
+
+
+# Block shapes, values of the other symbols and second threads tried before the solver when a
+# proof is wanted that a decision is the same for every thread (the first thread is 0,0,0).
+_WITNESS_SHAPES = ((256, 1, 1), (32, 1, 1), (1024, 1, 1), (64, 1, 1), (16, 16, 1), (32, 32, 1))
+
+
+_WITNESS_VALUES = (0, 1, 1024, 3)
+
+
+def _concrete_witness(z3, solver, symbols, t1, t2, dims) -> bool:
+    """Do concrete values of every symbol satisfy all the solver's assertions? Then the query
+    is satisfiable, whatever the solver would say under its budget (sat, or unknown: both
+    mean "not proven", which is what the caller returns). Checked by z3's own evaluation of
+    the substituted formula, so the arithmetic is the solver's; a formula that does not come
+    out a constant (a symbol this list misses) is no witness."""
+    formula = z3.And(*solver.assertions())
+    others = [s for s in symbols if not any(s.eq(t) for t in (*t1, *t2, *(dims or ())))]
+    shapes = _WITNESS_SHAPES if dims is not None else (None,)
+    val = lambda v: z3.BitVecVal(v, BITS)  # noqa: E731
+    for shape in shapes:
+        fixed_dims = list(zip(dims, map(val, shape))) if shape else []
+        bx = shape[0] if shape else 1024
+        for value in _WITNESS_VALUES:
+            # the first iteration in the first block of a one-block grid; every other symbol
+            # the value tried
+            rest = [(s, val(0 if str(s).startswith(("blockIdx", "iter:")) else
+                            1 if str(s).startswith("gridDim") else value)) for s in others]
+            for second in ((1, 0, 0), (32, 0, 0), (bx - 1, 0, 0), (0, 1, 0)):
+                subst = fixed_dims + rest + [(t, val(0)) for t in t1] + \
+                    [(t, val(v)) for t, v in zip(t2, second)]
+                if z3.is_true(z3.simplify(z3.substitute(formula, *subst))):
+                    return True
+    return False
+
+
+def lane_outside_mask(program: Program, service: UniformityService, root: Function, frames,
+                      site, mask_node: Node):
+    """A thread that executes a *_sync call although its own lane is not in the mask it
+    passes (every calling lane must name itself), as ((x, y, z), lane, mask), or None. Needs
+    the block shape (from the launches or a pin): masks are usually built from it."""
+    from syncheck.analyses.uniformity import effective_controllers
+    shape = service.shape_of(root).block_dim
+    if not shape:
+        return None
+    z3 = z3_module()
+    scopes = context_scopes(service, root, frames)
+    dims = tuple(constant_term(z3, d) for d in shape)
+    enc = Encoder(1, {}, set(), dims, program, thread_shifts=True)
+    try:
+        mask = enc.expr(mask_node, scopes[-1])
+        guards = []
+        for depth, c in effective_controllers(site, frames):
+            if c.polarity is None:
+                continue
+            try:
+                g = enc.cond(c.cond, scopes[depth])
+            except NotEncodable:
+                if c.level <= Level.BLOCK:
+                    continue  # the whole block decides alike: not about one lane
+                return None
+            guards.append(g if c.polarity else z3.Not(g))
+    except NotEncodable:
+        return None
+    solver = z3.Solver()
+    solver.set("rlimit", RESOURCE_LIMIT)
+    tx, ty, tz = enc.tid
+    solver.add(tx >= 0, tx < dims[0], ty >= 0, ty < dims[1], tz >= 0, tz < dims[2])
+    for name, sym in list(enc.shared.items()) + list(enc.private.items()):
+        solver.add(sym > -SYMBOL_RANGE, sym < SYMBOL_RANGE)
+    lane = z3.URem(enc.linear(), 32)
+    solver.add(*guards)
+    solver.add(z3.LShR(mask, lane) & 1 == 0)
+    if solver.check() != z3.sat:
+        return None
+    model = solver.model()
+    value = lambda t: model.eval(t, model_completion=True).as_long()
+    return (value(tx), value(ty), value(tz)), value(lane), value(mask)
+
+
+def relation_term(enc: Encoder, form: tuple):
+    kind = form[0]
+    if kind == "param":
+        return enc.sym(form[1], per_thread=False)
+    if kind == "const":
+        return constant_term(enc.z3, form[1]) if isinstance(form[1], int) else None
+    left, right = relation_term(enc, form[1]), relation_term(enc, form[2])
+    if left is None or right is None:
+        return None
+    return {"+": lambda: left + right, "-": lambda: left - right, "*": lambda: left * right,
+            "/": lambda: left / right}[kind]()
+
+
+def smallest_example(solver, e1: Encoder, e2: Encoder, dims=None):
+    """The example pair with the lowest thread ids, in lexicographic order (z, y, x of the
+    first thread, then of the second): the same answer whatever the solver saw before, so
+    output does not depend on -j or on the order files are analyzed in. Each coordinate is
+    fixed in turn by bisection on the incremental solver (much cheaper than z3's Optimize)."""
+    z3 = z3_module()
+    fixed = 0
+    # With a free block shape the smallest block comes first (z, y, then x).
+    free = [(d, 1) for d in reversed(dims)] if dims is not None else []
+    # The least value is unique, so narrowing the search with each model's own value (a
+    # solution with that value exists) finds the same one in far fewer checks.
+    model = solver.model() if solver.check() == z3.sat else None
+    for t, least in free + [(t, 0) for t in (e1.tid[2], e1.tid[1], e1.tid[0],
+                                                 e2.tid[2], e2.tid[1], e2.tid[0])]:
+        low, high = least, 1024  # indices and sizes are at most 1024 in every dimension
+        best = None  # a model whose value of t is ``high``
+        if model is not None:
+            v = model_value(model, t)
+            if low <= v <= high:
+                high, best = v, model
+        while low < high:
+            mid = (low + high) // 2
+            solver.push()
+            solver.add(z3.ULE(t, mid))
+            found = solver.check() == z3.sat
+            if found:
+                m = solver.model()
+                v = model_value(m, t)
+                high, best = (v, m) if low <= v <= mid else (mid, None)
+            solver.pop()
+            if not found:
+                low = mid + 1
+        solver.push()
+        fixed += 1
+        solver.add(t == low)
+        if best is not None and model_value(best, t) == low:
+            model = best
+        else:
+            model = solver.model() if solver.check() == z3.sat else None
+    ok = solver.check() == z3.sat
+    model = solver.model() if ok else None
+    for _ in range(fixed):
+        solver.pop()
+    if model is None:
+        return None
+    shape = tuple(model.eval(d, model_completion=True).as_long() for d in dims) if dims is not None else None
+    return example_threads(model, e1, e2), shape
+
+
+def model_value(model, t) -> int:
+    v = model.eval(t, model_completion=True)
+    try:
+        return v.as_long()
+    except AttributeError:
+        return 1024
+
+
+def example_threads(model, e1: Encoder, e2: Encoder):
+    def val(t):
+        v = model.eval(t, model_completion=True)
+        try:
+            return v.as_long()
+        except AttributeError:
+            return 0
+    return (tuple(val(t) for t in e1.tid), tuple(val(t) for t in e2.tid))
