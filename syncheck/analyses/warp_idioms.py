@@ -65,6 +65,9 @@ def constant(node: Node) -> int | None:
     node = strip_wrappers(node)
     if isinstance(node.value, int) and not isinstance(node.value, bool):
         return node.value
+    if node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.name == "warpSize" \
+            and node.decl.storage in ("builtin", "global"):
+        return 32  # the warp size of every architecture syncheck targets
     if node.kind == "UNARY_OPERATOR" and node.op in ("-", "~") and node.children:
         inner = constant(node.children[0])
         if inner is None:
