@@ -121,16 +121,26 @@ def get(args: list[str], real: RealHeaders) -> str | None:
 
 
 def _build(args: list[str], pch: Path, failed: Path) -> str | None:
+    return _serialize(prelude_text(), args, 0, pch, failed)
+
+
+def _serialize(prelude_source: str, args: list[str], extra_options: int, pch: Path, failed: Path,
+               after_parse=None) -> str | None:
+    """Parse a prelude and save it as the precompiled header ``pch`` (written under a
+    temporary name, then moved); on an error, record it in ``failed`` and return None.
+    ``after_parse(tu)`` runs on a clean parse before the save."""
     prelude = pch.with_suffix(".cuh")
     tmp = pch.with_name(f".{pch.stem}.{os.getpid()}.pch")
     try:
-        prelude.write_text(prelude_text(), encoding="utf-8")
+        prelude.write_text(prelude_source, encoding="utf-8")
         tu = _index().parse(str(prelude), args=args,
-                            options=KEEP_GOING | _PARSE_INCOMPLETE | _FOR_SERIALIZATION)
+                            options=KEEP_GOING | _PARSE_INCOMPLETE | _FOR_SERIALIZATION | extra_options)
         errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
         if errors:
             failed.write_text(f"{errors[0].location}: {errors[0].spelling}\n", encoding="utf-8")
             return None
+        if after_parse is not None:
+            after_parse(tu)
         tu.save(str(tmp))
         os.replace(tmp, pch)
         return str(pch)
@@ -319,18 +329,9 @@ def _prune_models(folder: Path, keep: Path) -> None:
 
 
 def _build_model(base: list[str], forced: str, pch: Path, failed: Path) -> str | None:
-    prelude = pch.with_suffix(".cuh")
-    tmp = pch.with_name(f".{pch.stem}.{os.getpid()}.pch")
     names = pch.with_suffix(".names")
-    try:
-        prelude.write_text(f'#include "{forced}"\n', encoding="utf-8")
-        skip = _SKIP_FUNCTION_BODIES if SKIP_BODIES_IN_MODEL_PCH else 0
-        tu = _index().parse(str(prelude), args=base,
-                            options=KEEP_GOING | _PARSE_INCOMPLETE | _FOR_SERIALIZATION | skip)
-        errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
-        if errors:
-            failed.write_text(f"{errors[0].location}: {errors[0].spelling}\n", encoding="utf-8")
-            return None
+
+    def record_names(tu) -> None:
         # The names a file's folder could shadow: how each header read was spelled, by its
         # first path component (``math.h``, ``bits`` for ``bits/c++config.h``).
         # Conservatively: every component of the last three levels of each path read.
@@ -339,20 +340,9 @@ def _build_model(base: list[str], forced: str, pch: Path, failed: Path) -> str |
             name = inc.include.name if inc.include is not None else ""
             spelled.update(p for p in os.path.normpath(name).split(os.sep)[-3:] if p)
         names.write_text("\n".join(sorted(spelled)) + "\n", encoding="utf-8")
-        tu.save(str(tmp))
-        os.replace(tmp, pch)
-        return str(pch)
-    except (ci.TranslationUnitLoadError, ci.TranslationUnitSaveError, OSError) as e:
-        try:
-            failed.write_text(f"{type(e).__name__}: {e}\n", encoding="utf-8")
-        except OSError:
-            pass
-        return None
-    finally:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
+
+    skip = _SKIP_FUNCTION_BODIES if SKIP_BODIES_IN_MODEL_PCH else 0
+    return _serialize(f'#include "{forced}"\n', base, skip, pch, failed, record_names)
 
 
 def _read_names(pch: Path) -> frozenset[str] | None:
