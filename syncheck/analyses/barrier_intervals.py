@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from syncheck.ir.cfg import CFG, depth_first
+from syncheck.analyses.constants import integer_constant
 from syncheck.ir.nodes import Node, strip_wrappers, structural_key
 
 
@@ -249,10 +250,10 @@ def first_test_passes(loop: Node, block_dim: tuple[int, int, int] | None) -> boo
         return False
     node = init.children[0] if init.kind == "DECL_STMT" and len(init.children) == 1 else init
     if node.kind == "VAR_DECL" and node.decl is not None and node.children:
-        var, start = node.decl.key, _constant(node.children[-1], block_dim)
+        var, start = node.decl.key, integer_constant(node.children[-1], block_dim)
     elif node.kind == "BINARY_OPERATOR" and node.op == "=" and len(node.children) == 2 and \
             strip_wrappers(node.children[0]).kind == "DECL_REF_EXPR" and strip_wrappers(node.children[0]).decl:
-        var, start = strip_wrappers(node.children[0]).decl.key, _constant(node.children[1], block_dim)
+        var, start = strip_wrappers(node.children[0]).decl.key, integer_constant(node.children[1], block_dim)
     else:
         return False
     cond = strip_wrappers(cond)
@@ -261,29 +262,7 @@ def first_test_passes(loop: Node, block_dim: tuple[int, int, int] | None) -> boo
     left = strip_wrappers(cond.children[0])
     if left.kind != "DECL_REF_EXPR" or left.decl is None or left.decl.key != var:
         return False
-    bound = _constant(cond.children[1], block_dim)
+    bound = integer_constant(cond.children[1], block_dim)
     tests = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
              ">=": lambda a, b: a >= b, "!=": lambda a, b: a != b}
     return bound is not None and cond.op in tests and tests[cond.op](start, bound)
-
-
-def _constant(node: Node, block_dim: tuple[int, int, int] | None) -> int | None:
-    node = strip_wrappers(node)
-    if node.kind == "MEMBER_REF_EXPR" and node.children and block_dim is not None:
-        base = strip_wrappers(node.children[0])
-        if base.kind == "DECL_REF_EXPR" and base.decl is not None and base.decl.storage == "builtin" \
-                and base.decl.name == "blockDim" and node.spelling in ("x", "y", "z"):
-            return block_dim["xyz".index(node.spelling)]
-        return None
-    if isinstance(node.value, int) and not isinstance(node.value, bool):
-        return node.value
-    if node.kind == "BINARY_OPERATOR" and len(node.children) == 2:
-        a, b = (_constant(c, block_dim) for c in node.children)
-        if a is None or b is None:
-            return None
-        ops = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-               "/": lambda: a // b if b > 0 and a >= 0 else None,
-               ">>": lambda: a >> b if 0 <= b < 64 else None,
-               "<<": lambda: a << b if 0 <= b < 64 else None}
-        return ops[node.op]() if node.op in ops else None
-    return None

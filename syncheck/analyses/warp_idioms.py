@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from syncheck.ir.calls import call_args, callee_name
+from syncheck.analyses.constants import integer_constant
 from syncheck.ir.nodes import Node, strip_wrappers
 
-FULL_MASKS = (0xFFFFFFFF, -1)
 _COMMUTATIVE = ("+", "*", "&", "|", "^", "&&", "||")
 _COMPOUND = ("+=", "*=", "&=", "|=", "^=")
 # Two-argument combiners that are commutative and associative.
@@ -61,39 +61,16 @@ def butterfly(loop: Node) -> Butterfly | None:
     return Butterfly(variable, width)
 
 
-def constant(node: Node) -> int | None:
-    node = strip_wrappers(node)
-    if isinstance(node.value, int) and not isinstance(node.value, bool):
-        return node.value
-    if node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.name == "warpSize" \
-            and node.decl.storage in ("builtin", "global"):
-        return 32  # the warp size of every architecture syncheck targets
-    if node.kind == "UNARY_OPERATOR" and node.op in ("-", "~") and node.children:
-        inner = constant(node.children[0])
-        if inner is None:
-            return None
-        return -inner if node.op == "-" else ~inner
-    if node.kind == "BINARY_OPERATOR" and len(node.children) == 2:
-        a, b = (constant(c) for c in node.children)
-        if a is None or b is None:
-            return None
-        ops = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-               "/": lambda: a // b if b else None, ">>": lambda: a >> b if 0 <= b < 64 else None,
-               "<<": lambda: a << b if 0 <= b < 64 else None}
-        return ops[node.op]() if node.op in ops else None
-    return None
-
-
 def _counter_start(init: Node) -> tuple[str | None, int | None]:
     node = init
     if node.kind == "DECL_STMT" and len(node.children) == 1:
         node = node.children[0]
     if node.kind == "VAR_DECL" and node.decl is not None and node.children:
-        return node.decl.key, constant(node.children[-1])
+        return node.decl.key, integer_constant(node.children[-1])
     if node.kind == "BINARY_OPERATOR" and node.op == "=" and len(node.children) == 2:
         target = strip_wrappers(node.children[0])
         if target.kind == "DECL_REF_EXPR" and target.decl is not None:
-            return target.decl.key, constant(node.children[1])
+            return target.decl.key, integer_constant(node.children[1])
     return None, None
 
 
@@ -107,7 +84,7 @@ def _steps(counter: str, start: int, cond: Node, inc: Node) -> list[int] | None:
     cond = strip_wrappers(cond)
     if cond.kind != "BINARY_OPERATOR" or len(cond.children) != 2 or not _is_counter(cond.children[0], counter):
         return None
-    bound = constant(cond.children[1])
+    bound = integer_constant(cond.children[1])
     if bound is None:
         return None
     tests = {">": lambda v: v > bound, ">=": lambda v: v >= bound, "<": lambda v: v < bound,
@@ -131,7 +108,7 @@ def _step(inc: Node, counter: str):
         return None
     if len(inc.children) != 2 or not _is_counter(inc.children[0], counter):
         return None
-    amount = constant(inc.children[1])
+    amount = integer_constant(inc.children[1])
     if (inc.op, amount) in ((">>=", 1), ("/=", 2)):
         return lambda v: v >> 1
     if (inc.op, amount) in (("<<=", 1), ("*=", 2)):
@@ -139,7 +116,7 @@ def _step(inc: Node, counter: str):
     if inc.op == "=":
         rhs = strip_wrappers(inc.children[1])
         if rhs.kind == "BINARY_OPERATOR" and len(rhs.children) == 2 and _is_counter(rhs.children[0], counter):
-            k = constant(rhs.children[1])
+            k = integer_constant(rhs.children[1])
             if (rhs.op, k) in ((">>", 1), ("/", 2)):
                 return lambda v: v >> 1
             if (rhs.op, k) in (("<<", 1), ("*", 2)):
@@ -185,11 +162,12 @@ def _update(statement: Node, counter: str) -> tuple[str, int | None] | None:
         return None
     # A defaulted argument (the width) is an empty expression: as if not written.
     args = [a for a in call_args(shuffle) if not (a.kind == "UNEXPOSED_EXPR" and not a.children)]
-    if constant(args[0]) not in FULL_MASKS and (constant(args[0]) or 0) & 0xFFFFFFFF != 0xFFFFFFFF:
+    mask = integer_constant(args[0])
+    if mask is None or mask & 0xFFFFFFFF != 0xFFFFFFFF:  # 0xffffffff, ~0u, -1
         return None
     if not _refers_to(strip_wrappers(args[1]), variable) or not _is_counter(args[2], counter):
         return None
-    width = constant(args[3]) if len(args) > 3 else None
+    width = integer_constant(args[3]) if len(args) > 3 else None
     if len(args) > 3 and width is None:
         return None
     return variable, width
