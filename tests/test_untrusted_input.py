@@ -238,6 +238,35 @@ def test_a_recursion_inside_a_libclang_callback_prints_no_traceback(tmp_path):
     assert cli.stderr == "" and errors_by_file(data) == {"long.cu": "too deeply nested to analyze"}
 
 
+
+def _many_accesses_in_one_interval(count: int) -> str:
+    body = "".join(f" s[threadIdx.x + {i}] = s[threadIdx.x + {i + 1}];" for i in range(count))
+    return f"__global__ void races(int n) {{ __shared__ float s[8192];{body} }}\n"
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_the_time_limit_stops_an_analysis_busy_in_python(tmp_path, jobs):
+    # Several seconds of race-pair work in Python (between libclang callbacks): the limit is
+    # enforced from outside the worker, so where the analysis is when it expires does not matter.
+    (tmp_path / "races.cu").write_text(_many_accesses_in_one_interval(4000))
+    r, data = json_run("--no-cache", "-j", jobs, "--timeout", "1", "races.cu", cwd=tmp_path, timeout=120)
+    assert r.returncode == 2 and data["findings"] == []
+    assert errors_by_file(data) == {"races.cu": "analysis stopped after 1 s (per-file time limit)"}
+
+
+def test_an_exponential_macro_is_stopped_by_the_memory_limit(tmp_path):
+    levels = 27  # 2**26 tokens: gigabytes in the preprocessor
+    lines = ["#define B0 x"] + [f"#define B{i} B{i - 1} B{i - 1}" for i in range(1, levels)]
+    (tmp_path / "blow.cu").write_text("\n".join(lines) + f"\n__device__ void blow(int x) {{ (void)(B{levels - 1}); }}\n")
+    (tmp_path / "good.cu").write_text(BUGGY)
+    r, data = json_run("--no-cache", "--memory-limit", "600", "--timeout", "600", "blow.cu", "good.cu",
+                       cwd=tmp_path, timeout=600)
+    assert r.returncode == 2
+    assert [os.path.basename(f["path"]) for f in data["findings"]] == ["good.cu"]
+    message = errors_by_file(data)["blow.cu"]
+    # libclang either fails the parse when an allocation is refused or aborts the worker
+    assert "\n" not in message and ("memory limit (600 MiB)" in message or "could not be parsed" in message)
+
 # ---- 3. only regular files are read ----
 
 def test_fifos_and_devices_are_refused_and_the_rest_is_analyzed(tmp_path):
