@@ -59,11 +59,15 @@ LEGACY_REPLACEMENTS = {
     "__shfl_xor": "__shfl_xor_sync", "__any": "__any_sync", "__all": "__all_sync",
     "__ballot": "__ballot_sync",
 }
+# Read-modify-write atomics: the first argument points at the updated location.
+ATOMIC_FUNCTIONS = frozenset(
+    f"{op}{scope}" for op in ("atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax",
+                              "atomicCAS", "atomicInc", "atomicDec", "atomicAnd", "atomicOr",
+                              "atomicXor")
+    for scope in ("", "_block", "_system"))
 _THREAD_QUERIES = {"__activemask", "__lanemask_lt", "__lanemask_le", "__lanemask_eq",
                    "__lanemask_gt", "__lanemask_ge", "clock", "clock64", "__globaltimer",
-                   "atomicAdd", "atomicAdd_block", "atomicSub", "atomicExch", "atomicMin",
-                   "atomicMax", "atomicCAS", "atomicInc", "atomicDec", "atomicAnd",
-                   "atomicOr", "atomicXor", "malloc"}
+                   "malloc"} | ATOMIC_FUNCTIONS
 _TILE_COLLECTIVE_METHODS = {"shfl": None, "shfl_down": Level.THREAD, "shfl_up": Level.THREAD,
                             "shfl_xor": Level.THREAD, "any": "tile", "all": "tile",
                             "ballot": "tile", "match_any": Level.THREAD, "match_all": "tile"}

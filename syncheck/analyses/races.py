@@ -192,6 +192,8 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
             for b in ordered[i:]:
                 if not (a.write or b.write) or (a is b and not a.write):
                     continue
+                if a.atomic and b.atomic:
+                    continue  # atomics on one location are ordered among themselves
                 if (b.array, b.node.line) in races:
                     continue  # one finding per line and array: the first conflict found
                 if not block_concurrent(a, b):
@@ -462,14 +464,27 @@ def assumed_shape(ka: KernelAccesses) -> tuple[tuple[int, int, int] | None, str]
 
 
 def _indices(enc: Encoder, acc: Access):
-    out = [enc.expr(n, s) for n, s in acc.indices]
+    out = [_index_term(enc, acc, n, s, k) for k, (n, s) in enumerate(acc.indices)]
     if acc.offsets:
         offset = None
-        for n, s, scale in acc.offsets:
-            term = enc.expr(n, s) * scale if scale != 1 else enc.expr(n, s)
+        for k, (n, s, scale) in enumerate(acc.offsets):
+            term = _index_term(enc, acc, n, s, len(acc.indices) + k)
+            term = term * scale if scale != 1 else term
             offset = term if offset is None else offset + term
         if out:
             out[0] = out[0] + offset
         else:
             out = [offset]  # *p or *(p + n): one element past the pointer's target
     return out
+
+
+def _index_term(enc: Encoder, acc: Access, node: Node, scope, position: int):
+    """An index as a term. An atomic's index that depends on data (a histogram's bin) may be
+    any cell: a free value of that thread, where a plain access's would leave the pair
+    undecided."""
+    try:
+        return enc.expr(node, scope)
+    except NotEncodable:
+        if not acc.atomic:
+            raise
+        return enc.sym(f"data index {acc.node.id}.{position}", per_thread=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from syncheck.analyses import primitives as P
 from syncheck.analyses.barrier_intervals import BarrierIntervals, first_test_passes
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
-from syncheck.ir.calls import call_args
+from syncheck.ir.calls import call_args, callee_name
 from syncheck.ir.cfg import CFG, Block
 from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers
 from syncheck.ir.program import Function, Program
@@ -64,6 +64,9 @@ class Access:
     guards: list[Guard]
     scope: Scope
     value_level: int = 0   # level of the stored value, for writes
+    # a read-modify-write atomic (atomicAdd(&s[i], v)): atomics do not race with each other,
+    # and their index may be any cell (a histogram's bin comes from the data)
+    atomic: bool = False
     extents: list[int | None] = field(default_factory=list)  # array size per dimension
     strides: list[int] | None = None  # elements per step of each index (flattening)
     function: Function | None = None
@@ -681,6 +684,8 @@ class KernelAccesses:
                 stack.append((lhs, "read", gs, 0))
                 stack.append((rhs, "read", gs + [Guard(lhs, node.op == "&&", level, scope)], 0))
                 continue
+            if kind == "CALL_EXPR" and self._collect_atomic(node, point, gs, scope, instance, local, stack):
+                continue
             if kind == "CALL_EXPR" and depth < 4 and node.id not in self.expanded_calls:
                 self._inline_call(node, point, gs, scope, depth, instance, local)
             if kind == "LAMBDA_EXPR":
@@ -688,6 +693,30 @@ class KernelAccesses:
             for c in node.children:
                 keep = mode in ("write", "update") and kind in POINTER_WRAPPERS
                 stack.append((c, mode if keep or mode == "read" else "read", gs, stored))
+
+    def _collect_atomic(self, call: Node, point, guards: list[Guard], scope: Scope, instance, local,
+                        stack: list) -> bool:
+        """``atomicAdd(&s[i], v)`` and the other read-modify-write atomics on shared memory:
+        one access that both reads and writes the target. Its index expressions and the
+        other arguments are reads of their own (pushed on the walk's stack)."""
+        if callee_name(call) not in P.ATOMIC_FUNCTIONS:
+            return False
+        args = call_args(call)
+        if not args:
+            return False
+        target = self._pointer_target(args[0], scope)
+        if target is None:
+            return False
+        self._add(Access(array=target[0], name=_display_name(target[0], call), node=call, indices=[],
+                         offsets=target[1] or [(_ZERO, scope, 1)], read=True, write=True,
+                         point=point, guards=list(guards), scope=scope, value_level=7,
+                         function=scope.analysis.function, atomic=True), instance, local)
+        for n, s, _ in target[1]:
+            if s is scope:
+                stack.append((n, "read", guards, 0))
+        for arg in args[1:]:
+            stack.append((arg, "read", guards, 0))
+        return True
 
     def _index_nodes(self, node: Node) -> list[Node]:
         out = []

@@ -27,6 +27,8 @@ def kernel_races(ctx: CheckContext):
 
 
 def access_text(ctx: CheckContext, access) -> str:
+    if access.atomic:
+        return f"calls {ctx.text(access.node)}"
     verb = "updates" if access.read and access.write else "writes" if access.write else "reads"
     return f"{verb} {ctx.text(access.node)}"
 
