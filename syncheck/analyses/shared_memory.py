@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from syncheck.analyses import primitives as P
 from syncheck.analyses.barrier_intervals import BarrierIntervals, first_test_passes
+from syncheck.analyses.reaching_definitions import unique_reaching_definitions
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
 from syncheck.ir.calls import call_args, callee_name
 from syncheck.ir.cfg import CFG, Block
@@ -36,6 +37,8 @@ class Scope:
     bindings: dict[str, tuple[Node, "Scope"]] = field(default_factory=dict)
     single_defs: dict[str, Node] = field(default_factory=dict)
     multi_defs: set[str] = field(default_factory=set)
+    # uses of multi_defs that one definition alone reaches: use node id -> its value
+    reaching: dict[int, object] = field(default_factory=dict)
     # pointer -> (shared location key, offsets added to its first index)
     pointer_alias: dict[str, tuple[str, list[tuple[Node, "Scope"]]]] = field(default_factory=dict)
     # Loop counters: var -> (initial value, "+" | "-" | ">>" | "<<", constant step, line of
@@ -87,6 +90,7 @@ def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> 
     single, multi, init = _definitions(fn)
     scope = Scope(analysis, bindings, single, multi)
     scope.inductions = _inductions(fn, init)
+    scope.reaching = unique_reaching_definitions(fn.params, analysis.cfg, analysis.cfg.reachable(), multi)
     return scope
 
 

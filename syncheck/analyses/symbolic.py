@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from syncheck.analyses.levels import Level
+from syncheck.analyses.reaching_definitions import INCOMING
 from syncheck.analyses.shared_memory import Scope
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers
@@ -221,6 +222,18 @@ class Encoder:
                 return {"+": lambda: start + count * step, "-": lambda: start - count * step,
                         ">>": lambda: z3.LShR(start, count * step),
                         "<<": lambda: start << (count * step)}[induction.op]()
+            reached = scope.reaching.get(node.id)
+            if reached is INCOMING:
+                return self.sym(d.key, per_thread=False)
+            if reached is not None:
+                # A variable assigned more than once, read where one assignment alone reaches.
+                try:
+                    return self.expr(reached, scope, depth + 1)
+                except NotEncodable:
+                    value = scope.analysis.values.get(node.id)
+                    if value is not None and value.level <= Level.BLOCK and d.key not in self.varying:
+                        return self.sym(f"{d.key}@{reached.id}", per_thread=False)
+                    raise
             value = scope.analysis.values.get(node.id)
             if value is not None and value.const is not None and isinstance(value.const, int):
                 return constant_term(z3, value.const)

@@ -1,0 +1,172 @@
+"""Which assignment of a local a use reads, where exactly one can reach it.
+
+Index variables are often assigned more than once (`x = blockIdx.x * T + threadIdx.x; ...
+x = blockIdx.y * T + threadIdx.x;` between the load and the store of a transpose). A use
+that only one definition reaches along every path stands for that definition's value; a use
+that two reach (a branch assigned it, a loop updates it) stands for nothing known here.
+
+Variables whose address is taken, references, and variables passed to a parameter that may
+be a non-const reference are left out: a write through an alias is a definition this walk
+does not see.
+"""
+
+from __future__ import annotations
+
+from syncheck.ir.calls import call_args
+from syncheck.ir.cfg import CFG
+from syncheck.ir.nodes import VALUE_WRAPPERS, Node, strip_wrappers
+
+# What the use of a parameter reads when only its incoming value reaches it.
+INCOMING = "incoming value"
+
+_ASSIGN_OPS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
+_STEP_OPS = {"++", "--", "post++", "post--"}
+
+
+def unique_reaching_definitions(params: list, cfg: CFG, live: set[int],
+                                candidates: set[str]) -> dict[int, Node | str]:
+    """use node id -> the value it reads (an expression, or INCOMING for a parameter's own
+    value), for uses of ``candidates`` that exactly one definition with a known value reaches."""
+    if not candidates:
+        return {}
+    excluded = _aliased(cfg, live)
+    names = {k for k in candidates if k not in excluded}
+    if not names:
+        return {}
+    param_keys = {p.key for p in params}
+    # A definition: (variable, id) with its value (None: not known, e.g. `x += 1`).
+    values: dict[tuple[str, int], Node | str | None] = {}
+    entry_state = {k: frozenset({(k, -1)}) for k in names if k in param_keys}
+    for k in entry_state:
+        values[(k, -1)] = INCOMING
+
+    def run(block_id: int, state: dict, record: dict | None) -> dict:
+        state = dict(state)
+        for item in cfg.blocks[block_id].items:
+            for event, var, node, value in _events(item, names):
+                if event == "use":
+                    if record is not None:
+                        defs = state.get(var, frozenset())
+                        if len(defs) == 1:
+                            (only,) = defs
+                            known = values.get(only)
+                            if known is not None:
+                                record[node.id] = known
+                else:
+                    values[(var, node.id)] = value
+                    state[var] = frozenset({(var, node.id)})
+        return state
+
+    order = [b for b in cfg.reverse_postorder() if b in live]
+    ins: dict[int, dict] = {cfg.entry: entry_state}
+    outs: dict[int, dict] = {}
+    changed = True
+    rounds = 0
+    while changed and rounds < 50:  # the lattice is finite; the bound only guards against bugs
+        changed, rounds = False, rounds + 1
+        for b in order:
+            merged: dict[str, frozenset] = dict(entry_state) if b == cfg.entry else {}
+            for p in cfg.blocks[b].preds:
+                for var, defs in outs.get(p, {}).items():
+                    merged[var] = merged.get(var, frozenset()) | defs
+            ins[b] = merged
+            out = run(b, merged, None)
+            if out != outs.get(b):
+                outs[b] = out
+                changed = True
+    if changed:
+        return {}
+    found: dict[int, Node | str] = {}
+    for b in order:
+        run(b, ins.get(b, {}), found)
+    return found
+
+
+def _target(node: Node) -> Node:
+    return strip_wrappers(node, VALUE_WRAPPERS)
+
+
+def _events(node: Node, names: set[str]):
+    """Uses and definitions of ``names`` in evaluation order: (kind, var, node, value)."""
+    kind = node.kind
+    if kind == "LAMBDA_EXPR":
+        return
+    if kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and node.op in _ASSIGN_OPS \
+            and len(node.children) == 2:
+        lhs = _target(node.children[0])
+        if lhs.kind == "DECL_REF_EXPR" and lhs.decl is not None and lhs.decl.key in names:
+            if node.op != "=":
+                yield "use", lhs.decl.key, lhs, None
+            yield from _events(node.children[1], names)
+            yield "def", lhs.decl.key, node, node.children[1] if node.op == "=" else None
+            return
+    if kind == "UNARY_OPERATOR" and node.op in _STEP_OPS and node.children:
+        operand = _target(node.children[0])
+        if operand.kind == "DECL_REF_EXPR" and operand.decl is not None and operand.decl.key in names:
+            yield "use", operand.decl.key, operand, None
+            yield "def", operand.decl.key, node, None
+            return
+    if kind == "VAR_DECL" and node.decl is not None and node.decl.key in names:
+        init = node.children[-1] if node.children and "[" not in node.type else None
+        if init is not None:
+            yield from _events(init, names)
+        yield "def", node.decl.key, node, init
+        return
+    if kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.key in names:
+        yield "use", node.decl.key, node, None
+        return
+    for child in node.children:
+        yield from _events(child, names)
+
+
+def _aliased(cfg: CFG, live: set[int]) -> set[str]:
+    """Variables that may change through an alias: address taken, references, or passed
+    to a parameter that may be a non-const reference."""
+    out: set[str] = set()
+    for b in live:
+        for item in cfg.blocks[b].items:
+            for n in item.walk():
+                if n.kind == "UNARY_OPERATOR" and n.op == "&" and n.children:
+                    t = _target(n.children[0])
+                    if t.kind == "DECL_REF_EXPR" and t.decl is not None:
+                        out.add(t.decl.key)
+                elif n.kind == "VAR_DECL" and n.decl is not None and "&" in n.type:
+                    out.add(n.decl.key)
+                    if n.children:
+                        t = _target(n.children[-1])
+                        if t.kind == "DECL_REF_EXPR" and t.decl is not None:
+                            out.add(t.decl.key)
+                elif n.kind == "CALL_EXPR":
+                    types = _reference_parameters(n)
+                    for i, arg in enumerate(call_args(n)):
+                        t = _target(arg)
+                        if t.kind == "DECL_REF_EXPR" and t.decl is not None and \
+                                (types is None or i in types):
+                            out.add(t.decl.key)
+    return out
+
+
+def _reference_parameters(call: Node) -> set[int] | None:
+    """Positions of the call's parameters that are non-const references (None: unknown, so
+    any argument may be one)."""
+    decl = call.decl
+    if decl is None:
+        return None
+    spelling = getattr(decl, "type", "") or ""
+    if "(" not in spelling:
+        return None
+    inside = spelling[spelling.index("(") + 1:spelling.rindex(")")] if ")" in spelling else ""
+    params, depth, cur = [], 0, ""
+    for ch in inside:
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        if ch == "," and depth == 0:
+            params.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        params.append(cur.strip())
+    return {i for i, p in enumerate(params) if "&" in p and not p.startswith("const ")}
