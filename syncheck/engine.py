@@ -294,6 +294,12 @@ def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileRes
     for p in missing:
         problems.append(FileProblem(path, f"{p.message}; analyzing what parses without it",
                                     kind="note", line=p.line, column=p.column))
+    for p in parsed.problems:
+        if p.kind == "include-cycle":
+            problems.append(FileProblem(path, f"{p.message}: the file includes itself, directly or "
+                                              f"through its headers (nvcc rejects it); what parsed "
+                                              f"was analyzed", line=p.line, column=p.column))
+            break
     for header in sorted({p.header for p in parsed.header_errors if p.header}):
         first = next(p for p in parsed.header_errors if p.header == header)
         problems.append(FileProblem(path, f"included file {header} has errors ({first.message}); "

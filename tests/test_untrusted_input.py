@@ -346,6 +346,15 @@ def test_an_include_of_a_device_is_refused_before_it_is_read(tmp_path):
     assert [f["code"] for f in data["findings"]] == ["SYN101"]
 
 
+def test_a_self_including_file_is_an_error_and_its_other_code_is_still_analyzed(tmp_path):
+    (tmp_path / "self.cu").write_text('#include "self.cu"\n' + BUGGY)
+    r, data = json_run("--no-cache", "self.cu", cwd=tmp_path)
+    assert r.returncode == 2  # an error, not a note: nvcc rejects the file
+    assert [f["code"] for f in data["findings"]] == ["SYN101"]
+    assert [(e["path"], e["line"], e["message"].split(":")[0]) for e in data["errors"]] == [
+        ("self.cu", 1, "#include nested too deeply")]
+
+
 def test_a_symlink_out_of_the_project_is_not_analyzed_in_a_folder_walk(project_and_secret):
     repo, token = project_and_secret
     (repo / "k.cu").write_text(BUGGY)

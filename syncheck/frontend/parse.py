@@ -250,6 +250,10 @@ def _classify(path: str, tu: ci.TranslationUnit, source: bytes, headers: str,
         if "file not found" in message:
             kind = "missing-include"
             line, col = loc.line, loc.column
+        elif message == "#include nested too deeply" and loc.file is not None \
+                and os.path.abspath(loc.file.name) == main:
+            kind = "include-cycle"  # the file includes itself: nvcc rejects it
+            line, col = loc.line, loc.column
         elif loc.file is not None and os.path.abspath(loc.file.name) != main:
             kind, header, line, col = "header", loc.file.name, 1, 1
         else:
