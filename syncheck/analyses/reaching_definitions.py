@@ -12,6 +12,8 @@ does not see.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from syncheck.ir.calls import call_args
 from syncheck.ir.cfg import CFG
 from syncheck.ir.nodes import VALUE_WRAPPERS, Node, strip_wrappers
@@ -23,24 +25,37 @@ _ASSIGN_OPS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="
 _STEP_OPS = {"++", "--", "post++", "post--"}
 
 
-def unique_reaching_definitions(params: list, cfg: CFG, live: set[int],
-                                candidates: set[str]) -> dict[int, Node | str]:
-    """use node id -> the value it reads (an expression, or INCOMING for a parameter's own
-    value), for uses of ``candidates`` that exactly one definition with a known value reaches."""
+@dataclass
+class ReachingDefinitions:
+    # use node id -> the value it reads (an expression, or INCOMING for a parameter's own
+    # value), for uses that exactly one definition with a known value reaches
+    unique: dict[int, Node | str] = field(default_factory=dict)
+    # use node id -> the definitions that reach it (their nodes: an assignment, a `++`, a
+    # declaration; None for a parameter's incoming value), for uses that several reach
+    several: dict[int, tuple[Node | None, ...]] = field(default_factory=dict)
+
+
+def reaching_definitions(params: list, cfg: CFG, live: set[int],
+                         candidates: set[str]) -> ReachingDefinitions:
+    """The definitions of ``candidates`` (locals and parameters assigned more than once) that
+    reach each of their uses."""
+    result = ReachingDefinitions()
     if not candidates:
-        return {}
+        return result
     excluded = _aliased(cfg, live)
     names = {k for k in candidates if k not in excluded}
     if not names:
-        return {}
+        return result
     param_keys = {p.key for p in params}
     # A definition: (variable, id) with its value (None: not known, e.g. `x += 1`).
     values: dict[tuple[str, int], Node | str | None] = {}
+    def_nodes: dict[tuple[str, int], Node | None] = {}
     entry_state = {k: frozenset({(k, -1)}) for k in names if k in param_keys}
     for k in entry_state:
         values[(k, -1)] = INCOMING
+        def_nodes[(k, -1)] = None
 
-    def run(block_id: int, state: dict, record: dict | None) -> dict:
+    def run(block_id: int, state: dict, record: ReachingDefinitions | None) -> dict:
         state = dict(state)
         for item in cfg.blocks[block_id].items:
             for event, var, node, value in _events(item, names):
@@ -51,9 +66,13 @@ def unique_reaching_definitions(params: list, cfg: CFG, live: set[int],
                             (only,) = defs
                             known = values.get(only)
                             if known is not None:
-                                record[node.id] = known
+                                record.unique[node.id] = known
+                        elif len(defs) > 1:
+                            record.several[node.id] = tuple(
+                                def_nodes[d] for d in sorted(defs, key=lambda d: d[1]))
                 else:
                     values[(var, node.id)] = value
+                    def_nodes[(var, node.id)] = node
                     state[var] = frozenset({(var, node.id)})
         return state
 
@@ -75,11 +94,10 @@ def unique_reaching_definitions(params: list, cfg: CFG, live: set[int],
                 outs[b] = out
                 changed = True
     if changed:
-        return {}
-    found: dict[int, Node | str] = {}
+        return result
     for b in order:
-        run(b, ins.get(b, {}), found)
-    return found
+        run(b, ins.get(b, {}), result)
+    return result
 
 
 def _target(node: Node) -> Node:

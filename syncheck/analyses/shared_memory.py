@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 from syncheck.analyses import primitives as P
 from syncheck.analyses.barrier_intervals import BarrierIntervals, first_test_passes
-from syncheck.analyses.reaching_definitions import unique_reaching_definitions
+from syncheck.analyses.constants import integer_constant
+from syncheck.analyses.reaching_definitions import reaching_definitions
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
 from syncheck.ir.calls import call_args, callee_name
 from syncheck.ir.cfg import CFG, Block
@@ -39,6 +40,8 @@ class Scope:
     multi_defs: set[str] = field(default_factory=set)
     # uses of multi_defs that one definition alone reaches: use node id -> its value
     reaching: dict[int, object] = field(default_factory=dict)
+    # uses of a counter one loop steps, set just before that loop: use node id -> Induction
+    loop_counters: dict[int, "Induction"] = field(default_factory=dict)
     # pointer -> (shared location key, offsets added to its first index)
     pointer_alias: dict[str, tuple[str, list[tuple[Node, "Scope"]]]] = field(default_factory=dict)
     # Loop counters: var -> (initial value, "+" | "-" | ">>" | "<<", constant step, line of
@@ -90,8 +93,63 @@ def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> 
     single, multi, init = _definitions(fn)
     scope = Scope(analysis, bindings, single, multi)
     scope.inductions = _inductions(fn, init)
-    scope.reaching = unique_reaching_definitions(fn.params, analysis.cfg, analysis.cfg.reachable(), multi)
+    defs = reaching_definitions(fn.params, analysis.cfg, analysis.cfg.reachable(), multi)
+    scope.reaching = defs.unique
+    scope.loop_counters = _loop_counters(fn, defs.several)
     return scope
+
+
+def _loop_counters(fn: Function, several: dict[int, tuple]) -> dict[int, "Induction"]:
+    """Uses of a counter that one loop steps and that was set just before the loop: in C-style
+    code one variable serves several loops (`int i; ... for (i = 0; ...; i++) ...
+    for (i = 8; ...; i++)`), so it is an induction of each loop, not of the function."""
+    if not several:
+        return {}
+    loop_of = _innermost_loops(fn.body)
+    inside: dict[int, set[int]] = {}
+    out: dict[int, Induction] = {}
+    for use, defs in several.items():
+        if len(defs) != 2 or None in defs:
+            continue
+        steps = [d for d in defs if _counter_step(d) is not None]
+        if len(steps) != 1:
+            continue
+        update = steps[0]
+        start = defs[0] if defs[1] is update else defs[1]
+        if start.kind == "VAR_DECL" and start.children and "[" not in start.type:
+            init = start.children[-1]
+        elif start.kind == "BINARY_OPERATOR" and start.op == "=" and len(start.children) == 2:
+            init = start.children[1]
+        else:
+            continue
+        loop, is_increment = loop_of.get(update.id, (None, False))
+        if loop is None:
+            continue
+        nodes = inside.get(loop.id)
+        if nodes is None:  # what runs every iteration: the loop without its init statement
+            nodes = inside[loop.id] = {n.id for c in loop.children if c.role != "init" for n in c.walk()}
+        if use not in nodes or start.id in nodes:
+            continue
+        op, step = _counter_step(update)
+        out[use] = Induction(init, op, step, update.line, loop.id, None if is_increment else update.start)
+    return out
+
+
+def _counter_step(update: Node) -> tuple[str, int] | None:
+    """(op, constant step) of `i++`, `i -= 2`, `s >>= 1`, `k *= 2`; None for anything else."""
+    if update.kind == "UNARY_OPERATOR" and update.op in ("++", "--", "post++", "post--"):
+        return ("+" if "+" in update.op else "-"), 1
+    if update.kind != "COMPOUND_ASSIGNMENT_OPERATOR" or len(update.children) != 2:
+        return None
+    step = integer_constant(update.children[1])
+    if step is None:
+        return None
+    op = update.op[:-1]
+    if op in ("+", "-", ">>", "<<"):
+        return op, step
+    if op in ("*", "/") and step > 0 and step & (step - 1) == 0:
+        return ("<<" if op == "*" else ">>"), step.bit_length() - 1
+    return None
 
 
 _ABORTS = {"__trap", "abort", "__assertfail"}

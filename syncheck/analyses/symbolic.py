@@ -208,7 +208,7 @@ class Encoder:
                     if value is not None and value.level <= Level.BLOCK and d.key not in self.varying:
                         return self.sym(d.key, per_thread=False)
                     raise
-            induction = scope.inductions.get(d.key)
+            induction = scope.loop_counters.get(node.id) or scope.inductions.get(d.key)
             if induction is not None:
                 # One iteration count per loop: the inductions of a loop move together.
                 where = induction.loop if induction.loop is not None else f"line {induction.line}"
