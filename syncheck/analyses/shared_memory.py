@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from syncheck.analyses import primitives as P
+from syncheck.analyses.async_ops import NAMED_SYNC, events_of
 from syncheck.analyses.barrier_intervals import BarrierIntervals, first_test_passes
 from syncheck.analyses.constants import integer_constant
 from syncheck.analyses.reaching_definitions import reaching_definitions
@@ -620,6 +621,8 @@ class KernelAccesses:
     # -- barriers --
     def _barrier(self, item: Node, warp: bool) -> bool:
         for n in item.walk():
+            if _named_barrier(n):
+                return True
             if n.kind != "CALL_EXPR" or n.id in self.expanded_calls:
                 continue
             prim = P.classify(n)
@@ -639,6 +642,8 @@ class KernelAccesses:
             return False
         seen.add(fn.key)
         for n in fn.body.walk():
+            if _named_barrier(n):
+                return True
             if n.kind == "CALL_EXPR":
                 prim = P.classify(n)
                 if prim is not None and (prim.category in (P.BLOCK_BARRIER, P.GRID_SYNC) or (
@@ -856,6 +861,16 @@ class KernelAccesses:
             for i, item in enumerate(cfg.blocks[b].items):
                 self._collect(item, point, guards + sub_guards, sub_scope, depth + 1, instance,
                               local if nested else (b, i))
+
+
+def _named_barrier(node: Node) -> bool:
+    """`bar.sync id, count` (inline PTX, CUTLASS's NamedBarrier::sync): the threads that run
+    it wait for each other there, so it ends a barrier interval of theirs like
+    __syncthreads(). Threads that do not run it are on other paths, whose intervals it does not
+    cut. (`bar.arrive` does not wait, so it ends nothing.)"""
+    if node.kind not in ("ASM_STMT", "CALL_EXPR"):
+        return False
+    return any(e.kind == NAMED_SYNC for e in events_of(node))
 
 
 def _constant_branch(block: Block, analysis: FunctionAnalysis) -> bool | None:
