@@ -170,11 +170,20 @@ def run_batch(files: list[Path], cwd: Path, stats: Stats, budget: float, extra_a
             stats.other_errors.append(error["message"][:200])
 
 
-def fuzz(mutants: int, batch: int, seed: int, workdir: Path, jobs: int = 2, budget: float = 900,
+def hang_budget(batch: int, jobs: int, per_file_timeout: float) -> float:
+    """Seconds after which a batch counts as hung: every file may use its whole time limit
+    (the CLI enforces it), so anything past that and a margin is the CLI itself not ending.
+    A fixed budget instead reports a slow, loaded machine as a hang."""
+    return batch * per_file_timeout / max(jobs, 1) + 300
+
+
+def fuzz(mutants: int, batch: int, seed: int, workdir: Path, jobs: int = 2, budget: float | None = None,
          per_file_timeout: float = 60, memory_limit: int = 1024, keep_failures: Path | None = None,
          progress=None) -> Stats:
     rng = random.Random(seed)
     stats = Stats()
+    if budget is None:
+        budget = hang_budget(batch, jobs, per_file_timeout)
     sources = [p.read_bytes() for p in SEEDS]
     made = 0
     while made < mutants:
@@ -206,10 +215,11 @@ def fuzz(mutants: int, batch: int, seed: int, workdir: Path, jobs: int = 2, budg
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--mutants", type=int, default=5000)
-    p.add_argument("--batch", type=int, default=100, help="mutants per CLI process")
+    p.add_argument("--batch", type=int, default=25, help="mutants per CLI process")
     p.add_argument("--seed", type=int, default=14)
     p.add_argument("-j", "--jobs", type=int, default=2)
-    p.add_argument("--budget", type=float, default=900, help="seconds a batch may take (else a hang)")
+    p.add_argument("--budget", type=float, default=None,
+                   help="seconds a batch may take (else a hang); default: every file at its time limit, plus 300")
     p.add_argument("--keep-failures", type=Path, help="move failing batches here")
     p.add_argument("--json", type=Path, help="write the statistics here")
     args = p.parse_args(argv)
