@@ -220,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-j", "--jobs", type=int, default=2)
     p.add_argument("--budget", type=float, default=None,
                    help="seconds a batch may take (else a hang); default: every file at its time limit, plus 300")
+    p.add_argument("--timeout", type=float, default=60, help="the CLI's per-file time limit (seconds)")
     p.add_argument("--keep-failures", type=Path, help="move failing batches here")
     p.add_argument("--json", type=Path, help="write the statistics here")
     args = p.parse_args(argv)
@@ -232,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="syncheck-fuzz-") as tmp:
         stats = fuzz(args.mutants, args.batch, args.seed, Path(tmp), jobs=args.jobs, budget=args.budget,
-                     keep_failures=args.keep_failures, progress=progress)
+                     per_file_timeout=args.timeout, keep_failures=args.keep_failures, progress=progress)
     summary = {k: v for k, v in stats.__dict__.items()}
     if args.json:
         args.json.write_text(json.dumps(summary, indent=2) + "\n")
