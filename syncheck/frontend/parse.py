@@ -201,7 +201,7 @@ def parse_source(path: str, source: bytes, options: ParseOptions,
     language server), the translation unit is kept and reparsed on the next call for path.
     """
     parent = os.path.dirname(os.path.abspath(path))
-    text = source.decode("utf-8")
+    text = with_instantiation_references(source.decode("utf-8"))
     if real is None:
         args = options.clang_args()
         if reuse:  # the language server: keep the translation unit and reparse it
@@ -242,7 +242,7 @@ def _classify(path: str, tu: ci.TranslationUnit, source: bytes, headers: str,
     parsed = ParsedFile(path=path, tu=tu, source=source, headers=headers, precompiled=from_pch)
     main = os.path.abspath(path)
     for diag in tu.diagnostics:
-        if diag.severity < ci.Diagnostic.Error or _self_inclusion(diag):
+        if diag.severity < ci.Diagnostic.Error or _self_inclusion(diag) or _in_added_reference(diag, source):
             continue
         loc = diag.location
         message = diag.spelling
@@ -259,6 +259,62 @@ def _classify(path: str, tu: ci.TranslationUnit, source: bytes, headers: str,
             line, col = loc.line, loc.column
         parsed.problems.append(ParseProblem(line, col, message, kind, header))
     return parsed
+
+
+# An explicit instantiation definition of a function template at the start of a line
+# (`template __global__ void k<32, 6>(float *);`, not `extern template`): its name and arguments.
+_EXPLICIT_INSTANTIATION = re.compile(
+    r"(?m)^[ \t]*template(?=\s)(?!\s*<)\s+[^;{}]*?"
+    r"(?P<name>[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*<(?P<args>[^;{}]*?)>\s*\([^;{}]*\)[^;{}]*;")
+
+# Prefix of the functions added after explicit instantiations (read by the program builder).
+INSTANTIATION_REFERENCE = "__syncheck_explicit_instantiation_"
+
+
+def with_instantiation_references(text: str) -> str:
+    """The source with a reference to each explicitly instantiated function template
+    specialization, placed on the instantiation's own line right after its `;`.
+
+    libclang shows no cursor for an explicit instantiation, so the specialization it
+    creates would be unreachable; a host function taking its address makes it an ordinary
+    referenced instantiation, analyzed with its template arguments. Added on the same line
+    and in the same scope: no line moves and names resolve as at the instantiation."""
+    return _with_references(text)[0]
+
+
+def _with_references(text: str) -> tuple[str, list[tuple[int, int, int]]]:
+    """The text with the references added, and where each added one is in it: (line,
+    first byte column, last byte column), 1-based as clang counts."""
+    if "template" not in text:
+        return text, []
+    pieces, spans, last = [], [], 0
+    for m in _EXPLICIT_INSTANTIATION.finditer(text):
+        name, args = m.group("name"), m.group("args")
+        if any(t in args for t in ("//", "/*", "#")):
+            continue
+        line = text.count("\n", 0, m.end()) + 1
+        added = (f" static void {INSTANTIATION_REFERENCE}{line}_{m.start()}() "
+                 f"{{ (void)&{' '.join(name.split())}<{' '.join(args.split())}>; }}")
+        pieces += [text[last:m.end()], added]
+        last = m.end()
+        done = "".join(pieces)
+        line_start = done.rfind("\n") + 1
+        end_column = len(done[line_start:].encode("utf-8"))
+        spans.append((line, end_column - len(added.encode("utf-8")) + 1, end_column))
+    if not pieces:
+        return text, []
+    pieces.append(text[last:])
+    return "".join(pieces), spans
+
+
+def _in_added_reference(diag: ci.Diagnostic, source: bytes) -> bool:
+    """An error inside a reference with_instantiation_references added (a name it could not
+    resolve): not the file's."""
+    loc = diag.location
+    if loc.file is None or b"template" not in source:
+        return False
+    spans = _with_references(source.decode("utf-8", "replace"))[1]
+    return any(line == loc.line and first <= loc.column <= last for line, first, last in spans)
 
 
 def _self_inclusion(diag: ci.Diagnostic) -> bool:
