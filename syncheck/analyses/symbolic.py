@@ -244,6 +244,8 @@ class Encoder:
     def _binary(self, node: Node, scope: Scope, depth: int):
         z3 = self.z3
         op = node.op
+        if op == ",":
+            return self.expr(node.children[1], scope, depth + 1)  # `a, b` has b's value
         if op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||"):
             return z3.If(self.cond(node, scope, depth), constant_term(z3, 1), constant_term(z3, 0))
         a = self.expr(node.children[0], scope, depth + 1)
@@ -312,6 +314,8 @@ class Encoder:
             return self.cond(n.children[-1], scope, depth + 1)
         if n.kind == "BINARY_OPERATOR" and len(n.children) == 2:
             op = n.op
+            if op == ",":  # `(void)0, i < n` (annotations in a loop's test): the last operand decides
+                return self.cond(n.children[1], scope, depth + 1)
             if op in ("&&", "||"):
                 a, b = (self.cond(c, scope, depth + 1) for c in n.children)
                 return z3.And(a, b) if op == "&&" else z3.Or(a, b)
