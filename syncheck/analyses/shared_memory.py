@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from syncheck.analyses import primitives as P
 from syncheck.analyses.barrier_intervals import BarrierIntervals, first_test_passes
+from syncheck.analyses.preconditions import kernel_preconditions, known_parameters
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
 from syncheck.ir.calls import call_args
 from syncheck.ir.cfg import CFG, Block
@@ -85,34 +86,6 @@ def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> 
     scope = Scope(analysis, bindings, single, multi)
     scope.inductions = _inductions(fn, init)
     return scope
-
-
-_ABORTS = {"__trap", "abort", "__assertfail"}
-_ASSUMES = {"__builtin_assume", "__assume"}
-
-
-def kernel_preconditions(kernel: Function) -> list[tuple[Node, bool]]:
-    """(condition, whether it holds) for the statements directly in the kernel's body that
-    stop or promise: `if (cond) __trap();` (cond is false after it) and
-    `__builtin_assume(cond);` (cond holds)."""
-    out = []
-    for stmt in kernel.body.children if kernel.body is not None else ():
-        call = _strip(stmt)
-        if call.kind == "CALL_EXPR" and call.decl is not None and call.decl.name in _ASSUMES:
-            args = call_args(call)
-            if args:
-                out.append((args[0], True))
-            continue
-        if stmt.kind != "IF_STMT" or stmt.child_by_role("else") is not None:
-            continue
-        then, cond = stmt.child_by_role("then"), stmt.child_by_role("cond")
-        if then is not None and then.kind == "COMPOUND_STMT" and len(then.children) == 1:
-            then = then.children[0]
-        call = _strip(then) if then is not None else None
-        if cond is not None and call is not None and call.kind == "CALL_EXPR" and call.decl is not None \
-                and call.decl.name in _ABORTS:
-            out.append((cond, False))
-    return out
 
 
 def _product(values) -> int:
@@ -340,6 +313,7 @@ class KernelAccesses:
         self.launch_block_dim = service.launch_shapes.block_dim(kernel)
         self.block_relations = service.launch_shapes.relations(kernel)
         self.unknown_barrier_calls = False
+        self._known_parameters: dict[str, int] | None = None
         root = self._scope(kernel, self.analysis, {})
         # `if (bad) __trap();` or `__builtin_assume(ok)` at the kernel's top level: every
         # access happens with !bad / ok.
@@ -365,7 +339,9 @@ class KernelAccesses:
     # -- the kernel's CFG with synchronizing helpers expanded --
     def _runs_once(self, loop: Node) -> bool:
         shape = self.service.default_block_dim or self.kernel.block_dim or self.launch_block_dim
-        return first_test_passes(loop, shape)
+        if self._known_parameters is None:
+            self._known_parameters = known_parameters(self.kernel, shape)
+        return first_test_passes(loop, shape, self._known_parameters)
 
     def _expanded_cfg(self, root: Scope) -> CFG:
         blocks: list[Block] = []

@@ -376,7 +376,7 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
         term = relation_term(e1, form)
         if term is not None:
             solver.add(dims[axis] == term)
-    from syncheck.analyses.shared_memory import kernel_preconditions
+    from syncheck.analyses.preconditions import kernel_preconditions
     for fact, holds in kernel_preconditions(root) if root.kind == "kernel" else ():
         try:
             for enc in (e1, e2):
