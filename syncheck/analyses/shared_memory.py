@@ -70,6 +70,9 @@ class Access:
     function: Function | None = None
     instance: int | None = None              # the inlined call it is in, if any
     local_point: tuple[int, int] | None = None  # (block, item) in that callee's CFG
+    # Through a cast to another element size (`((int*)shorts)[i]`): (bytes of the accessed
+    # element, bytes of the element the offsets count); indices count the former.
+    view: tuple[int, int] | None = None
 
     @property
     def line(self) -> int:
@@ -120,6 +123,16 @@ def _same_element_type(node: Node) -> bool:
                 return False
         node = inner
     return True
+
+
+def _view(access: Node, base: Node) -> tuple[int, int] | None:
+    """(accessed element bytes, base element bytes) when a subscript reads or writes another
+    element size than the shared array or pointer it goes through (a cast in between), else
+    None (also when a size is unknown: the indices are then taken as they are)."""
+    accessed, underlying = _SIZES.get(_pointee(access.type)), _SIZES.get(_pointee(base.type))
+    if accessed and underlying and accessed != underlying:
+        return accessed, underlying
+    return None
 
 
 def _var_type(fn: Function, key: str) -> str:
@@ -695,7 +708,8 @@ class KernelAccesses:
             extents = _extents(cur.type)
         else:
             extents = _extents(cur.decl.type) if cur.decl is not None and cur.decl.storage == "shared" else []
-        if offsets or len(extents) != len(indices):
+        view = _view(node, cur)
+        if offsets or len(extents) != len(indices) or view is not None:
             extents = [None] * len(indices)
         strides = None
         if len(indices) > 1 and all(e is not None for e in extents):
@@ -704,7 +718,8 @@ class KernelAccesses:
             array=base[0], name=base[1], node=node, indices=indices, offsets=offsets,
             read=mode in ("read", "update"), write=mode in ("write", "update"), point=point,
             guards=list(guards), scope=scope, value_level=stored,
-            function=scope.analysis.function, extents=extents, strides=strides), instance, local)
+            function=scope.analysis.function, extents=extents, strides=strides, view=view),
+            instance, local)
         return True
 
     def _inline_call(self, call: Node, point, guards, scope: Scope, depth: int,
