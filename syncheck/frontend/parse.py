@@ -262,10 +262,11 @@ def _classify(path: str, tu: ci.TranslationUnit, source: bytes, headers: str,
 
 
 # An explicit instantiation definition of a function template at the start of a line
-# (`template __global__ void k<32, 6>(float *);`, not `extern template`): its name and arguments.
-_EXPLICIT_INSTANTIATION = re.compile(
-    r"(?m)^[ \t]*template(?=\s)(?!\s*<)\s+[^;{}]*?"
-    r"(?P<name>[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*<(?P<args>[^;{}]*?)>\s*\([^;{}]*\)[^;{}]*;")
+# (`template __global__ void k<32, 6>(float *);`, not `extern template`, not a template
+# declaration `template <...>`): where one starts, then its name and arguments.
+_INSTANTIATION_START = re.compile(r"(?m)^[ \t]*template(?=\s)(?!\s*<)")
+_INSTANTIATED_NAME = re.compile(r"(?P<name>[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*<(?P<args>[^()]*?)>\s*\(")
+_MAX_INSTANTIATION_CHARS = 2000
 
 # Prefix of the functions added after explicit instantiations (read by the program builder).
 INSTANTIATION_REFERENCE = "__syncheck_explicit_instantiation_"
@@ -287,20 +288,32 @@ def _with_references(text: str) -> tuple[str, list[tuple[int, int, int]]]:
     first byte column, last byte column), 1-based as clang counts."""
     if "template" not in text:
         return text, []
-    pieces, spans, last = [], [], 0
-    for m in _EXPLICIT_INSTANTIATION.finditer(text):
-        name, args = m.group("name"), m.group("args")
-        if any(t in args for t in ("//", "/*", "#")):
+    pieces, spans, last, line = [], [], 0, 1
+    added_on_line = 0  # bytes added earlier on the current line
+    for start in _INSTANTIATION_START.finditer(text):
+        if start.start() < last:
             continue
-        line = text.count("\n", 0, m.end()) + 1
-        added = (f" static void {INSTANTIATION_REFERENCE}{line}_{m.start()}() "
+        end = text.find(";", start.end(), start.end() + _MAX_INSTANTIATION_CHARS)
+        statement = text[start.end():end]
+        if end < 0 or any(c in statement for c in "{}#") or "//" in statement or "/*" in statement:
+            continue
+        m = _INSTANTIATED_NAME.search(statement)
+        if m is None:
+            continue
+        name, args = m.group("name"), m.group("args")
+        end += 1  # after the `;`
+        newlines = text.count("\n", last, end)
+        line += newlines
+        if newlines:
+            added_on_line = 0
+        added = (f" static void {INSTANTIATION_REFERENCE}{line}_{start.start()}() "
                  f"{{ (void)&{' '.join(name.split())}<{' '.join(args.split())}>; }}")
-        pieces += [text[last:m.end()], added]
-        last = m.end()
-        done = "".join(pieces)
-        line_start = done.rfind("\n") + 1
-        end_column = len(done[line_start:].encode("utf-8"))
-        spans.append((line, end_column - len(added.encode("utf-8")) + 1, end_column))
+        pieces += [text[last:end], added]
+        last = end
+        column = len(text[text.rfind("\n", 0, end) + 1:end].encode("utf-8")) + added_on_line
+        size = len(added.encode("utf-8"))
+        spans.append((line, column + 1, column + size))
+        added_on_line += size
     if not pieces:
         return text, []
     pieces.append(text[last:])
