@@ -241,10 +241,16 @@ def _classify(path: str, tu: ci.TranslationUnit, source: bytes, headers: str,
               from_pch: bool) -> ParsedFile:
     parsed = ParsedFile(path=path, tu=tu, source=source, headers=headers, precompiled=from_pch)
     main = os.path.abspath(path)
+    added: list | None = None  # where with_instantiation_references added text (computed once)
     for diag in tu.diagnostics:
-        if diag.severity < ci.Diagnostic.Error or _self_inclusion(diag) or _in_added_reference(diag, source):
+        if diag.severity < ci.Diagnostic.Error or _self_inclusion(diag):
             continue
+        if added is None:
+            added = _added_spans(source)
         loc = diag.location
+        if added and loc.file is not None and os.path.abspath(loc.file.name) == main and any(
+                line == loc.line and first <= loc.column <= last for line, first, last in added):
+            continue  # an error in a reference syncheck added (a name it could not resolve)
         message = diag.spelling
         header = None
         if "file not found" in message:
@@ -320,14 +326,12 @@ def _with_references(text: str) -> tuple[str, list[tuple[int, int, int]]]:
     return "".join(pieces), spans
 
 
-def _in_added_reference(diag: ci.Diagnostic, source: bytes) -> bool:
-    """An error inside a reference with_instantiation_references added (a name it could not
-    resolve): not the file's."""
-    loc = diag.location
-    if loc.file is None or b"template" not in source:
-        return False
-    spans = _with_references(source.decode("utf-8", "replace"))[1]
-    return any(line == loc.line and first <= loc.column <= last for line, first, last in spans)
+def _added_spans(source: bytes) -> list[tuple[int, int, int]]:
+    """(line, first byte column, last byte column) of each reference that
+    with_instantiation_references adds to this source."""
+    if b"template" not in source:
+        return []
+    return _with_references(source.decode("utf-8", "replace"))[1]
 
 
 def _self_inclusion(diag: ci.Diagnostic) -> bool:
