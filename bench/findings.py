@@ -40,7 +40,9 @@ CORPORA = {
         f"-D{m}(...)=((void)0)" for m in (
         "__ensures", "__invariant", "__global_invariant", "__assume",
         "__function_wide_invariant", "__global_requires", "__global_ensures")) + (
-        "-D__kernel=__global__", "-D__global_invariant_x(...)=")),
+        "-D__kernel=__global__", "-D__global_invariant_x(...)=",
+        # GPUVerify's predicates inside preconditions, as the C they stand for
+        "-D__is_pow2(x)=((((x)&((x)-1))==0))", "-D__implies(a,b)=(!(a)||(b))")),
 }
 
 _BLOCK_DIM = re.compile(r"--blockDim=\[?\s*(\d+)\s*(?:,\s*(\d+))?\s*(?:,\s*(\d+))?")

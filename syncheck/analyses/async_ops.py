@@ -380,6 +380,9 @@ def call_events(call: Node, text_of: Callable[[Node], str] | None = None,
                                            (args and "thread_block" in args[0].type)):
         count = 0 if name == "wait" else template_int()
         return E(WAIT, queue=Q_CG, count=count)
+    if name == "pipeline_consumer_wait_prior" and args and "pipeline" in args[0].type:
+        # cuda::pipeline_consumer_wait_prior<N>(pipe): all but the N newest committed stages
+        return E(WAIT, queue=Q_PIPELINE, count=template_int())
     if obj is not None and "pipeline" in obj_type:
         if name == "producer_commit":
             return E(COMMIT, queue=Q_PIPELINE)

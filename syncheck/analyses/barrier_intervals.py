@@ -240,9 +240,11 @@ class BarrierIntervals:
         return False
 
 
-def first_test_passes(loop: Node, block_dim: tuple[int, int, int] | None) -> bool:
+def first_test_passes(loop: Node, block_dim: tuple[int, int, int] | None,
+                      known: dict[str, int] | None = None) -> bool:
     """Does `for (v = init; v OP bound; ...)` enter its body, with init and bound constants
-    (literals, template arguments, the block shape when it is known)?"""
+    (literals, template arguments, the block shape when it is known, parameters the kernel's
+    preconditions pin: ``known``)?"""
     if loop.kind != "FOR_STMT":
         return False
     init, cond = loop.child_by_role("init"), loop.child_by_role("cond")
@@ -250,19 +252,21 @@ def first_test_passes(loop: Node, block_dim: tuple[int, int, int] | None) -> boo
         return False
     node = init.children[0] if init.kind == "DECL_STMT" and len(init.children) == 1 else init
     if node.kind == "VAR_DECL" and node.decl is not None and node.children:
-        var, start = node.decl.key, integer_constant(node.children[-1], block_dim)
+        var, start = node.decl.key, integer_constant(node.children[-1], block_dim, known)
     elif node.kind == "BINARY_OPERATOR" and node.op == "=" and len(node.children) == 2 and \
             strip_wrappers(node.children[0]).kind == "DECL_REF_EXPR" and strip_wrappers(node.children[0]).decl:
-        var, start = strip_wrappers(node.children[0]).decl.key, integer_constant(node.children[1], block_dim)
+        var, start = strip_wrappers(node.children[0]).decl.key, integer_constant(node.children[1], block_dim, known)
     else:
         return False
     cond = strip_wrappers(cond)
+    while cond.kind == "BINARY_OPERATOR" and cond.op == "," and len(cond.children) == 2:
+        cond = strip_wrappers(cond.children[1])  # `check, v < bound`: the last operand decides
     if start is None or cond.kind != "BINARY_OPERATOR" or len(cond.children) != 2:
         return False
     left = strip_wrappers(cond.children[0])
     if left.kind != "DECL_REF_EXPR" or left.decl is None or left.decl.key != var:
         return False
-    bound = integer_constant(cond.children[1], block_dim)
+    bound = integer_constant(cond.children[1], block_dim, known)
     tests = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
              ">=": lambda a, b: a >= b, "!=": lambda a, b: a != b}
     return bound is not None and cond.op in tests and tests[cond.op](start, bound)

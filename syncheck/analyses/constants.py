@@ -1,7 +1,8 @@
 """Integer constants of expressions, as the compiler folds them: literals (template
 arguments substituted into an instantiation are literals), warpSize, and, when the caller
-knows the block shape, blockDim. Used where a fact needs a number, not a symbol (loop
-bounds of warp idioms, a loop's first test)."""
+knows the block shape, blockDim, and parameters a kernel's preconditions pin to a number
+(``known``). Used where a fact needs a number, not a symbol (loop bounds of warp idioms, a
+loop's first test)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,13 @@ from syncheck.ir.nodes import Node, strip_wrappers
 WARP_SIZE = 32  # on every architecture syncheck targets
 
 
-def integer_constant(node: Node, block_dim: tuple[int, int, int] | None = None) -> int | None:
+def integer_constant(node: Node, block_dim: tuple[int, int, int] | None = None,
+                     known: dict[str, int] | None = None) -> int | None:
     node = strip_wrappers(node)
     if isinstance(node.value, int) and not isinstance(node.value, bool):
         return node.value
+    if known and node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.key in known:
+        return known[node.decl.key]
     if node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.name == "warpSize" \
             and node.decl.storage in ("builtin", "global"):
         return WARP_SIZE
@@ -24,12 +28,12 @@ def integer_constant(node: Node, block_dim: tuple[int, int, int] | None = None) 
             return block_dim["xyz".index(node.spelling)]
         return None
     if node.kind == "UNARY_OPERATOR" and node.op in ("-", "~") and node.children:
-        inner = integer_constant(node.children[0], block_dim)
+        inner = integer_constant(node.children[0], block_dim, known)
         if inner is None:
             return None
         return -inner if node.op == "-" else ~inner
     if node.kind == "BINARY_OPERATOR" and len(node.children) == 2:
-        a, b = (integer_constant(c, block_dim) for c in node.children)
+        a, b = (integer_constant(c, block_dim, known) for c in node.children)
         if a is None or b is None:
             return None
         if node.op == "/":

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from syncheck.analyses.barrier_intervals import BarrierIntervals
 from syncheck.analyses.levels import Level
-from syncheck.analyses.shared_memory import Access, KernelAccesses
+from syncheck.analyses.shared_memory import _SIZES, Access, KernelAccesses, _pointee
 from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, Encoder,
                                         NextIteration, NotEncodable, bitvector, count_decision,
                                         relation_term, smallest_example, z3_module)
@@ -242,7 +242,7 @@ def _same_own_element(a: Access, b: Access, uses_y: bool, uses_z: bool) -> bool:
     uniform offset; with threadIdx.y as another dimension in 2-D kernels): each thread touches
     its own element, so no two threads meet. Saves the solver the commonest pair."""
     if a.offsets or b.offsets or not a.indices or a.scope is not b.scope or len(a.indices) != len(b.indices) \
-            or not a.indices or uses_z:
+            or not a.indices or uses_z or a.view != b.view:
         return False
     loop_vars = set(a.scope.inductions) | a.scope.multi_defs
     has_x = has_y = False
@@ -268,7 +268,7 @@ def _never_the_same_element(ka: KernelAccesses, a: Access, b: Access) -> str | N
       equations, equal for the two threads, leave only the same thread (full rank over the
       block's axes)."""
     if ka.uses_z or a.scope is not b.scope or len(a.indices) != len(b.indices) or not a.indices \
-            or a.instance is not None or b.instance is not None:
+            or a.instance is not None or b.instance is not None or a.view != b.view:
         return None
     varying = None
     rows = []
@@ -344,7 +344,14 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         idx_a = _indices(e1, a)
         idx_b = _indices(e2, b)
         same_element = [x == y for x, y in zip(idx_a, idx_b)]
-        if len(idx_a) != len(idx_b):
+        if a.view is not None or b.view is not None:
+            # An access through a view of another element size: compare the byte ranges.
+            span_a, span_b = _byte_span(e1, a), _byte_span(e2, b)
+            if span_a is None or span_b is None:
+                return None
+            (start_a, size_a), (start_b, size_b) = span_a, span_b
+            same_element = [start_a < start_b + size_b, start_b < start_a + size_a]
+        elif len(idx_a) != len(idx_b):
             # One access through a row pointer, the other with all its subscripts: compare
             # the flattened positions.
             flat_a, flat_b = _flattened(idx_a, a), _flattened(idx_b, b)
@@ -461,6 +468,30 @@ def assumed_shape(ka: KernelAccesses) -> tuple[tuple[int, int, int] | None, str]
     if ka.launch_block_dim:
         return ka.launch_block_dim, ka.service.launch_shapes.origin(ka.kernel)
     return None, SMALLEST_SHAPE
+
+
+def _byte_span(enc: Encoder, acc: Access):
+    """(first byte, size) of the element an access touches, counted from its array's start;
+    None when the element size is unknown or the subscripts are not one flat index."""
+    if acc.view is not None:
+        accessed, unit = acc.view
+    else:
+        accessed = unit = _SIZES.get(_pointee(acc.node.type))
+        if accessed is None:
+            return None
+    values = [enc.expr(n, s) for n, s in acc.indices]
+    if len(values) > 1:
+        flat = _flattened(values, acc)
+        if flat is None or acc.view is not None:
+            return None
+        values = [flat]
+    start = values[0] * accessed if values else None
+    for n, s, scale in acc.offsets:
+        term = enc.expr(n, s) * (scale * unit)
+        start = term if start is None else start + term
+    if start is None:
+        return None
+    return start, accessed
 
 
 def _indices(enc: Encoder, acc: Access):

@@ -13,6 +13,7 @@ from syncheck.analyses import primitives as P
 from syncheck.analyses.async_ops import NAMED_SYNC, events_of
 from syncheck.analyses.barrier_intervals import BarrierIntervals, first_test_passes
 from syncheck.analyses.constants import integer_constant
+from syncheck.analyses.preconditions import kernel_preconditions, known_parameters
 from syncheck.analyses.reaching_definitions import reaching_definitions
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
 from syncheck.ir.calls import call_args, callee_name
@@ -79,6 +80,9 @@ class Access:
     function: Function | None = None
     instance: int | None = None              # the inlined call it is in, if any
     local_point: tuple[int, int] | None = None  # (block, item) in that callee's CFG
+    # Through a cast to another element size (`((int*)shorts)[i]`): (bytes of the accessed
+    # element, bytes of the element the offsets count); indices count the former.
+    view: tuple[int, int] | None = None
 
     @property
     def line(self) -> int:
@@ -153,34 +157,6 @@ def _counter_step(update: Node) -> tuple[str, int] | None:
     return None
 
 
-_ABORTS = {"__trap", "abort", "__assertfail"}
-_ASSUMES = {"__builtin_assume", "__assume"}
-
-
-def kernel_preconditions(kernel: Function) -> list[tuple[Node, bool]]:
-    """(condition, whether it holds) for the statements directly in the kernel's body that
-    stop or promise: `if (cond) __trap();` (cond is false after it) and
-    `__builtin_assume(cond);` (cond holds)."""
-    out = []
-    for stmt in kernel.body.children if kernel.body is not None else ():
-        call = _strip(stmt)
-        if call.kind == "CALL_EXPR" and call.decl is not None and call.decl.name in _ASSUMES:
-            args = call_args(call)
-            if args:
-                out.append((args[0], True))
-            continue
-        if stmt.kind != "IF_STMT" or stmt.child_by_role("else") is not None:
-            continue
-        then, cond = stmt.child_by_role("then"), stmt.child_by_role("cond")
-        if then is not None and then.kind == "COMPOUND_STMT" and len(then.children) == 1:
-            then = then.children[0]
-        call = _strip(then) if then is not None else None
-        if cond is not None and call is not None and call.kind == "CALL_EXPR" and call.decl is not None \
-                and call.decl.name in _ABORTS:
-            out.append((cond, False))
-    return out
-
-
 def _product(values) -> int:
     out = 1
     for v in values:
@@ -213,6 +189,16 @@ def _same_element_type(node: Node) -> bool:
                 return False
         node = inner
     return True
+
+
+def _view(access: Node, base: Node) -> tuple[int, int] | None:
+    """(accessed element bytes, base element bytes) when a subscript reads or writes another
+    element size than the shared array or pointer it goes through (a cast in between), else
+    None (also when a size is unknown: the indices are then taken as they are)."""
+    accessed, underlying = _SIZES.get(_pointee(access.type)), _SIZES.get(_pointee(base.type))
+    if accessed and underlying and accessed != underlying:
+        return accessed, underlying
+    return None
 
 
 def _var_type(fn: Function, key: str) -> str:
@@ -406,6 +392,7 @@ class KernelAccesses:
         self.launch_block_dim = service.launch_shapes.block_dim(kernel)
         self.block_relations = service.launch_shapes.relations(kernel)
         self.unknown_barrier_calls = False
+        self._known_parameters: dict[str, int] | None = None
         root = self._scope(kernel, self.analysis, {})
         # `if (bad) __trap();` or `__builtin_assume(ok)` at the kernel's top level: every
         # access happens with !bad / ok.
@@ -431,7 +418,9 @@ class KernelAccesses:
     # -- the kernel's CFG with synchronizing helpers expanded --
     def _runs_once(self, loop: Node) -> bool:
         shape = self.service.default_block_dim or self.kernel.block_dim or self.launch_block_dim
-        return first_test_passes(loop, shape)
+        if self._known_parameters is None:
+            self._known_parameters = known_parameters(self.kernel, shape)
+        return first_test_passes(loop, shape, self._known_parameters)
 
     def _expanded_cfg(self, root: Scope) -> CFG:
         blocks: list[Block] = []
@@ -815,7 +804,8 @@ class KernelAccesses:
             extents = _extents(cur.type)
         else:
             extents = _extents(cur.decl.type) if cur.decl is not None and cur.decl.storage == "shared" else []
-        if offsets or len(extents) != len(indices):
+        view = _view(node, cur)
+        if offsets or len(extents) != len(indices) or view is not None:
             extents = [None] * len(indices)
         strides = None
         if len(indices) > 1 and all(e is not None for e in extents):
@@ -824,7 +814,8 @@ class KernelAccesses:
             array=base[0], name=base[1], node=node, indices=indices, offsets=offsets,
             read=mode in ("read", "update"), write=mode in ("write", "update"), point=point,
             guards=list(guards), scope=scope, value_level=stored,
-            function=scope.analysis.function, extents=extents, strides=strides), instance, local)
+            function=scope.analysis.function, extents=extents, strides=strides, view=view),
+            instance, local)
         return True
 
     def _inline_call(self, call: Node, point, guards, scope: Scope, depth: int,

@@ -257,6 +257,8 @@ class Encoder:
     def _binary(self, node: Node, scope: Scope, depth: int):
         z3 = self.z3
         op = node.op
+        if op == ",":
+            return self.expr(node.children[1], scope, depth + 1)  # `a, b` has b's value
         if op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||"):
             return z3.If(self.cond(node, scope, depth), constant_term(z3, 1), constant_term(z3, 0))
         a = self.expr(node.children[0], scope, depth + 1)
@@ -325,6 +327,8 @@ class Encoder:
             return self.cond(n.children[-1], scope, depth + 1)
         if n.kind == "BINARY_OPERATOR" and len(n.children) == 2:
             op = n.op
+            if op == ",":  # `(void)0, i < n` (annotations in a loop's test): the last operand decides
+                return self.cond(n.children[1], scope, depth + 1)
             if op in ("&&", "||"):
                 a, b = (self.cond(c, scope, depth + 1) for c in n.children)
                 return z3.And(a, b) if op == "&&" else z3.Or(a, b)
@@ -385,7 +389,7 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
         term = relation_term(e1, form)
         if term is not None:
             solver.add(dims[axis] == term)
-    from syncheck.analyses.shared_memory import kernel_preconditions
+    from syncheck.analyses.preconditions import kernel_preconditions
     for fact, holds in kernel_preconditions(root) if root.kind == "kernel" else ():
         try:
             for enc in (e1, e2):

@@ -74,8 +74,6 @@ class AsyncResultBeforeWait(Check):
                     pending = _commit(pending, ev.queue)
                 elif k == A.WAIT:
                     n = ev.count if ev.count is not None else 0
-                    if ev.queue == A.Q_PIPELINE:
-                        n = 0
                     retired = {p for p in pending if p[0] == ev.queue and p[2] > n}
                     pending = pending - retired
                     ready = ready | {(p[3], p[1]) for p in retired}

@@ -201,7 +201,7 @@ def parse_source(path: str, source: bytes, options: ParseOptions,
     language server), the translation unit is kept and reparsed on the next call for path.
     """
     parent = os.path.dirname(os.path.abspath(path))
-    text = source.decode("utf-8")
+    text = with_instantiation_references(source.decode("utf-8"))
     if real is None:
         args = options.clang_args()
         if reuse:  # the language server: keep the translation unit and reparse it
@@ -241,10 +241,16 @@ def _classify(path: str, tu: ci.TranslationUnit, source: bytes, headers: str,
               from_pch: bool) -> ParsedFile:
     parsed = ParsedFile(path=path, tu=tu, source=source, headers=headers, precompiled=from_pch)
     main = os.path.abspath(path)
+    added: list | None = None  # where with_instantiation_references added text (computed once)
     for diag in tu.diagnostics:
         if diag.severity < ci.Diagnostic.Error or _self_inclusion(diag):
             continue
+        if added is None:
+            added = _added_spans(source)
         loc = diag.location
+        if added and loc.file is not None and os.path.abspath(loc.file.name) == main and any(
+                line == loc.line and first <= loc.column <= last for line, first, last in added):
+            continue  # an error in a reference syncheck added (a name it could not resolve)
         message = diag.spelling
         header = None
         if "file not found" in message:
@@ -263,6 +269,73 @@ def _classify(path: str, tu: ci.TranslationUnit, source: bytes, headers: str,
             line, col = loc.line, loc.column
         parsed.problems.append(ParseProblem(line, col, message, kind, header))
     return parsed
+
+
+# An explicit instantiation definition of a function template at the start of a line
+# (`template __global__ void k<32, 6>(float *);`, not `extern template`, not a template
+# declaration `template <...>`): where one starts, then its name and arguments.
+_INSTANTIATION_START = re.compile(r"(?m)^[ \t]*template(?=\s)(?!\s*<)")
+_INSTANTIATED_NAME = re.compile(r"(?P<name>[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*<(?P<args>[^()]*?)>\s*\(")
+_MAX_INSTANTIATION_CHARS = 2000
+
+# Prefix of the functions added after explicit instantiations (read by the program builder).
+INSTANTIATION_REFERENCE = "__syncheck_explicit_instantiation_"
+
+
+def with_instantiation_references(text: str) -> str:
+    """The source with a reference to each explicitly instantiated function template
+    specialization, placed on the instantiation's own line right after its `;`.
+
+    libclang shows no cursor for an explicit instantiation, so the specialization it
+    creates would be unreachable; a host function taking its address makes it an ordinary
+    referenced instantiation, analyzed with its template arguments. Added on the same line
+    and in the same scope: no line moves and names resolve as at the instantiation."""
+    return _with_references(text)[0]
+
+
+def _with_references(text: str) -> tuple[str, list[tuple[int, int, int]]]:
+    """The text with the references added, and where each added one is in it: (line,
+    first byte column, last byte column), 1-based as clang counts."""
+    if "template" not in text:
+        return text, []
+    pieces, spans, last, line = [], [], 0, 1
+    added_on_line = 0  # bytes added earlier on the current line
+    for start in _INSTANTIATION_START.finditer(text):
+        if start.start() < last:
+            continue
+        end = text.find(";", start.end(), start.end() + _MAX_INSTANTIATION_CHARS)
+        statement = text[start.end():end]
+        if end < 0 or any(c in statement for c in "{}#") or "//" in statement or "/*" in statement:
+            continue
+        m = _INSTANTIATED_NAME.search(statement)
+        if m is None:
+            continue
+        name, args = m.group("name"), m.group("args")
+        end += 1  # after the `;`
+        newlines = text.count("\n", last, end)
+        line += newlines
+        if newlines:
+            added_on_line = 0
+        added = (f" static void {INSTANTIATION_REFERENCE}{line}_{start.start()}() "
+                 f"{{ (void)&{' '.join(name.split())}<{' '.join(args.split())}>; }}")
+        pieces += [text[last:end], added]
+        last = end
+        column = len(text[text.rfind("\n", 0, end) + 1:end].encode("utf-8")) + added_on_line
+        size = len(added.encode("utf-8"))
+        spans.append((line, column + 1, column + size))
+        added_on_line += size
+    if not pieces:
+        return text, []
+    pieces.append(text[last:])
+    return "".join(pieces), spans
+
+
+def _added_spans(source: bytes) -> list[tuple[int, int, int]]:
+    """(line, first byte column, last byte column) of each reference that
+    with_instantiation_references adds to this source."""
+    if b"template" not in source:
+        return []
+    return _with_references(source.decode("utf-8", "replace"))[1]
 
 
 def _self_inclusion(diag: ci.Diagnostic) -> bool:

@@ -10,7 +10,7 @@ import clang.cindex as ci
 
 from syncheck.frontend import clang_api
 from syncheck.frontend.cuda_headers import cuda_declaration_prefixes
-from syncheck.frontend.parse import ParsedFile
+from syncheck.frontend.parse import INSTANTIATION_REFERENCE, ParsedFile
 from syncheck.ir.calls import source_text
 from syncheck.ir.nodes import Decl, Lowerer, Node
 from syncheck.safe_io import MAX_FILE_BYTES, UnsafeFileError, read_regular_file
@@ -356,6 +356,9 @@ class ProgramBuilder:
                     continue
                 self._collect(child)
             elif kind in _FUNCTION_KINDS and child.is_definition():
+                if child.spelling.startswith(INSTANTIATION_REFERENCE):
+                    self._explicit_instantiations(child)
+                    continue
                 loc = child.location
                 f = loc.file
                 if f is None or not _is_project_file(f.name) or loc.is_in_system_header:
@@ -366,6 +369,13 @@ class ProgramBuilder:
                     self._defer(child)
                 else:
                     self._add_function(child)
+
+    def _explicit_instantiations(self, reference: ci.Cursor) -> None:
+        """The specializations an explicit instantiation creates, through the reference the
+        parser put after it: they are then lowered as instantiations the file refers to."""
+        for node in reference.walk_preorder():
+            if node.kind == K.DECL_REF_EXPR and node.referenced is not None:
+                self.lowerer.decl_of(node.referenced)
 
     def _add_function(self, cursor: ci.Cursor, instance: str = "") -> Function | None:
         body_cursor = None
