@@ -118,6 +118,11 @@ class Program:
     # Device functions defined in other files (headers, libraries) that nothing in this file's
     # code reaches: not lowered, not analyzed, not counted in coverage (docs/coverage.md).
     unreached_library: int = 0
+    # Host data the whole project agrees on: fields of the project's own records whose every
+    # assignment in the analyzed files gives one constant (field key -> value; set by the
+    # engine's second pass), and the fields whose value this file's analysis asked for.
+    field_values: dict[str, int] = field(default_factory=dict)
+    fields_asked: set[str] = field(default_factory=set)
     _owners: dict[int, Function] | None = field(default=None, repr=False)
     _other_lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
