@@ -23,7 +23,8 @@ _CONTAINER_KINDS = {K.NAMESPACE, K.LINKAGE_SPEC, K.CLASS_DECL, K.STRUCT_DECL, K.
                     K.UNEXPOSED_DECL}
 _BLOCK_PIN = re.compile(
     r"syncheck:\s*block[-_ ]?dim\s*[=(]?\s*(\d+)(?:\s*[,x]\s*(\d+))?(?:\s*[,x]\s*(\d+))?", re.I)
-_LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\(\s*(\d+)")
+# The bound only when it is a plain number: `__launch_bounds__(4 * WARP_SIZE)` is 128, not 4.
+_LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\(\s*(\d+)\s*[,)]")
 
 # Instantiations lowered per translation unit: template-heavy libraries create thousands.
 MAX_INSTANTIATIONS = 256
