@@ -6,6 +6,7 @@ import ctypes
 import fnmatch
 import functools
 import os
+import re
 import stat
 import sys
 import threading
@@ -25,8 +26,9 @@ from syncheck.frontend.cuda_headers import HeadersUnavailable, cuda_declaration_
 from syncheck.frontend.parse import CompileDatabase, ParseOptions
 from syncheck.header_choice import ParseFailure, parse_and_build
 from syncheck.third_party import drop_third_party
-from syncheck.project import (FileFacts, changed_by_project, checked_templates, collect_facts,
-                              generic_findings, join_launch_shapes, superseded_generic_findings)
+from syncheck.project import (FileFacts, asks_known_fields, changed_by_project, checked_templates,
+                              collect_facts, generic_findings, join_field_values, join_launch_shapes,
+                              superseded_generic_findings)
 from syncheck.analyses.launch_shapes import ProjectLaunchShapes
 from syncheck.include_policy import IncludePolicy, guarding, is_under, project_roots
 from syncheck.results import FileResult
@@ -289,6 +291,8 @@ def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileRes
                                                           settings.reuse_parse)
     except (HeadersUnavailable, ParseFailure) as e:  # report, do not crash the run
         return FileResult(problems=[FileProblem(path, f"could not be parsed: {e}")])
+    program.field_values = dict(settings.project_launches.field_values) if settings.project_launches else {}
+    program.fields_asked = set()
     findings_unanalyzed: list[Finding] = []
     missing = parsed.missing_includes
     for p in missing:
@@ -393,7 +397,8 @@ _COOPERATIVE_WORDS = (b"ooperative", b"OOPERATIVE")
 def _needed_for_facts(own: list[FileResult], others: list[str]) -> list[str]:
     """Files of other shards whose facts this shard needs: those that may define a kernel one
     of this shard's files launches, or launch or instantiate a kernel one of them defines
-    (block shapes and instantiations cross files; the name is in their text), and, when this
+    (block shapes and instantiations cross files; the name is in their text), those that name a
+    record field one of them read (they may assign it), and, when this
     shard launches cooperatively, those that mention cooperative launches or their support
     query (SYN303 is judged over the whole project). A cheap text test."""
     names: set[bytes] = set()
@@ -403,6 +408,8 @@ def _needed_for_facts(own: list[FileResult], others: list[str]) -> list[str]:
             base = kernel.name.split("<", 1)[0].rsplit("::", 1)[-1]
             if base:
                 names.add(base.encode())
+        for key in r.facts.fields_asked:  # the files that may assign a field it read
+            names.add(re.split(r"[@:]", key)[-1].encode())
         for launch in r.facts.launches:
             cooperative |= launch.cooperative
             # even when this shard defines the kernel: the rules take the first kernel (in
@@ -451,9 +458,16 @@ def analyze_paths(paths: list[str], settings: Settings, progress=None, sources: 
         results.update(_analyze_all(extra, sources, settings, None))
         joined = set(files) | set(extra)
         considered = [p for p in everything if p in joined]  # in the order of one whole run
+    # Host record fields set to one constant wherever the project assigns them (a device-info
+    # record's warp size): the files that read them are analyzed again knowing the value.
+    field_values = join_field_values([results[path].facts for path in considered])
+    asking = [path for path in considered if asks_known_fields(results[path].facts, field_values)]
+    if asking:
+        known = ProjectLaunchShapes(field_values=field_values)
+        results.update(_analyze_all(asking, sources, replace(settings, project_launches=known), None))
     # A kernel launched from another file gets that launch's block shape: the files whose
     # kernels the project's launches would give another shape are analyzed again with them.
-    project = join_launch_shapes([results[path].facts for path in considered])
+    project = join_launch_shapes([results[path].facts for path in considered], field_values)
     again = [path for path in considered if changed_by_project(results[path].facts, project)]
     if again:
         results.update(_analyze_all(again, sources, replace(settings, project_launches=project), None))

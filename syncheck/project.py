@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from syncheck.analyses import primitives as P
 from syncheck.analyses.launch_shapes import ProjectLaunchShapes, launch_site_block_dim, single_shape
-from syncheck.analyses.host_values import OCCUPANCY, PARAMETER, SM_COUNT, HostValues
+from syncheck.analyses.host_values import OCCUPANCY, PARAMETER, SM_COUNT, HostValues, field_assignments
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.program import LaunchSite, Program
 
@@ -77,6 +77,14 @@ class GenericFinding:
     column: int
 
 
+@dataclass(frozen=True)
+class FieldAssignment:
+    """A write of a project record's field in host code: the constant it stores (None: not a
+    constant, or a write whose value is not seen)."""
+    field_key: str
+    value: int | None
+
+
 @dataclass
 class FileFacts:
     kernels: list[KernelFact] = field(default_factory=list)
@@ -85,6 +93,8 @@ class FileFacts:
     shape_uses: list[ShapeUse] = field(default_factory=list)
     generic_findings: list[GenericFinding] = field(default_factory=list)
     checked_templates: list[str] = field(default_factory=list)  # whose instantiations it reported on
+    field_assignments: list[FieldAssignment] = field(default_factory=list)
+    fields_asked: list[str] = field(default_factory=list)  # fields whose value the analysis needed
 
 
 def _location(path: str, node, function: str) -> Location:
@@ -118,6 +128,8 @@ def collect_facts(program: Program, service: UniformityService, path: str) -> Fi
     facts.queries_cooperative_support = _queries_support(program)
     facts.shape_uses = [ShapeUse(key, instance, shape)
                         for key, instance, shape in service.launch_shapes.local_answers()]
+    facts.field_assignments = [FieldAssignment(key, value) for key, value in field_assignments(program)]
+    facts.fields_asked = sorted(program.fields_asked)
     return facts
 
 
@@ -214,7 +226,25 @@ def _queries_support(program: Program) -> bool:
     return False
 
 
-def join_launch_shapes(facts: list[FileFacts]) -> ProjectLaunchShapes:
+def join_field_values(facts: list[FileFacts]) -> tuple[tuple[str, int], ...]:
+    """The project records' fields that every assignment in the analyzed files sets to one
+    and the same constant (a device-info record's warp size, filled from cudaDeviceProp)."""
+    values: dict[str, set[int | None]] = {}
+    for file_facts in facts:
+        for assignment in file_facts.field_assignments:
+            values.setdefault(assignment.field_key, set()).add(assignment.value)
+    return tuple((key, next(iter(found))) for key, found in sorted(values.items())
+                 if len(found) == 1 and None not in found)
+
+
+def asks_known_fields(file_facts: FileFacts, field_values: tuple[tuple[str, int], ...]) -> bool:
+    """Did the file's analysis need a field whose value the project knows?"""
+    known = {key for key, _ in field_values}
+    return any(key in known for key in file_facts.fields_asked)
+
+
+def join_launch_shapes(facts: list[FileFacts],
+                       field_values: tuple[tuple[str, int], ...] = ()) -> ProjectLaunchShapes:
     """Every launch's block shape in the project, by kernel and by instantiation."""
     by_kernel: dict[str, list] = {}
     by_instance: dict[str, list] = {}
@@ -229,7 +259,7 @@ def join_launch_shapes(facts: list[FileFacts]) -> ProjectLaunchShapes:
         # one entry per distinct shape: what matters is whether the launches agree
         return tuple((key, tuple(sorted(set(shapes), key=lambda s: (s is None, s or ()))))
                      for key, shapes in sorted(table.items()))
-    return ProjectLaunchShapes(frozen(by_kernel), frozen(by_instance))
+    return ProjectLaunchShapes(frozen(by_kernel), frozen(by_instance), field_values)
 
 
 def changed_by_project(file_facts: FileFacts, project: ProjectLaunchShapes) -> bool:

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 
 from syncheck.diagnostics import (Edit, FileCoverage, FileProblem, Finding, Fix, Note, Severity,
                                   UnanalyzedFunction)
-from syncheck.project import FileFacts, GenericFinding, KernelFact, LaunchFact, Location, ShapeUse
+from syncheck.project import (FieldAssignment, FileFacts, GenericFinding, KernelFact, LaunchFact, Location,
+                              ShapeUse)
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 
 
 @dataclass
@@ -38,7 +39,7 @@ class ResultFormatError(ValueError):
 # The only classes the decoder may build. Any field type outside these, the scalars,
 # Optional, list and tuple is a programming error caught by the tests.
 _DATACLASSES = (FileResult, Finding, Note, FileProblem, FileFacts, KernelFact, LaunchFact, Location,
-                FileCoverage, UnanalyzedFunction, Fix, Edit, ShapeUse, GenericFinding)
+                FileCoverage, UnanalyzedFunction, Fix, Edit, ShapeUse, GenericFinding, FieldAssignment)
 _ENUMS = (Severity,)
 _MAX_DEPTH = 12
 

@@ -3,12 +3,21 @@
 A small flow-insensitive def-use over one host function (and the host helpers it calls):
 enough to tell whether a cooperative launch's grid is derived from
 cudaOccupancyMaxActiveBlocksPerMultiprocessor, is a constant, or comes from other data.
+
+The device's warp size, as the host reads it (cudaDeviceProp::warpSize, the
+cudaDevAttrWarpSize attribute), is a constant: 32 on every GPU CUDA targets. Host code often
+keeps it in a field of its own device-info record, filled once at start-up in another file;
+field_assignments() lists what each file assigns to its records' fields, and the engine gives
+every file the fields all of whose assignments agree on one constant (Program.field_values).
 """
 
 from __future__ import annotations
 
+import re
+
+from syncheck.analyses.constants import WARP_SIZE
 from syncheck.ir.calls import call_args
-from syncheck.ir.nodes import Node
+from syncheck.ir.nodes import Node, strip_wrappers
 from syncheck.ir.program import Function, Program
 
 OCCUPANCY = "occupancy"
@@ -20,6 +29,18 @@ _OCCUPANCY_CALLS = {"cudaOccupancyMaxActiveBlocksPerMultiprocessor",
                     "cuOccupancyMaxActiveBlocksPerMultiprocessor",
                     "cudaOccupancyMaxPotentialBlockSize", "cudaOccupancyMaxActiveClusters"}
 _ASSIGN = {"=", "*=", "/=", "+=", "-=", "%=", "<<=", ">>=", "&=", "|=", "^="}
+_WARP_SIZE_ATTRIBUTES = {"cudaDevAttrWarpSize", "CU_DEVICE_ATTRIBUTE_WARP_SIZE"}
+
+
+def _device_warp_size_field(decl) -> bool:
+    """cudaDeviceProp::warpSize of the CUDA headers."""
+    return decl.in_model and decl.kind == "FIELD_DECL" and decl.name == "warpSize" and \
+        decl.qualified in ("cudaDeviceProp", "cudaDeviceProp_v2")
+
+
+def _project_field(decl) -> bool:
+    """A field of a record the analyzed code declares (not CUDA's: dim3, cudaDeviceProp)."""
+    return decl is not None and decl.kind == "FIELD_DECL" and not decl.in_model
 
 
 def _base_var(node: Node) -> str | None:
@@ -40,6 +61,9 @@ class HostValues:
         # `shape.x = n`: assignments to one field of a local struct (dim3), by variable and field
         self.field_defs: dict[str, dict[str, list[Node]]] = {}
         self.direct: dict[str, set[str]] = {}
+        # variables a device attribute query writes: the value each query gives (None: not
+        # a constant attribute)
+        self.queried: dict[str, set[int | None]] = {}
         self.params = {p.key for p in fn.params}
         self._memo: dict[str, set[str]] = {}
         if fn.body is not None:
@@ -69,6 +93,10 @@ class HostValues:
                 elif name in ("cudaDeviceGetAttribute", "cuDeviceGetAttribute") and len(args) >= 2:
                     attr = next((x for x in args[1].walk() if x.kind == "DECL_REF_EXPR"), None)
                     key = _base_var(args[0])
+                    if key:
+                        warp = attr is not None and attr.decl is not None and \
+                            attr.decl.name in _WARP_SIZE_ATTRIBUTES
+                        self.queried.setdefault(key, set()).add(WARP_SIZE if warp else None)
                     if key and attr is not None and attr.decl is not None and (
                             "MultiProcessorCount" in attr.decl.name or
                             "MULTIPROCESSOR_COUNT" in attr.decl.name):
@@ -180,15 +208,49 @@ class HostValues:
         if kind == "BINARY_OPERATOR" and len(expr.children) == 2:
             a, b = (self.constant(c) for c in expr.children)
             return fold(expr.op, a, b, expr.type) if a is not None and b is not None else None
+        if kind == "MEMBER_REF_EXPR" and expr.decl is not None and expr.children:
+            return self._member_constant(expr)
         if kind == "DECL_REF_EXPR" and expr.decl is not None:
             if expr.decl.value is not None:
                 return expr.decl.value
             key = expr.decl.key
             defs = self.defs.get(key, [])
+            if key in self.queried:
+                # `int ws = 0; cudaDeviceGetAttribute(&ws, cudaDevAttrWarpSize, dev)`: the
+                # query overwrites a literal placeholder; any other write leaves it unknown
+                found = self.queried[key]
+                if len(found) != 1 or key in self.params or any(
+                        strip_wrappers(d).kind != "INTEGER_LITERAL" or not self._is_initializer(key, d)
+                        for d in defs):
+                    return None
+                return next(iter(found))
             if len(defs) == 1 and key not in self.direct and key not in self.params:
                 return self.constant(defs[0])
             if key in self.params and not defs:
                 return self._argument_constant(key)
+        return None
+
+    def _is_initializer(self, key: str, value: Node) -> bool:
+        return self.fn.body is not None and any(
+            n.kind == "VAR_DECL" and n.decl is not None and n.decl.key == key and n.children
+            and n.children[-1] is value for n in self.fn.body.walk())
+
+    def _member_constant(self, expr: Node) -> int | None:
+        """`prop.warpSize`; one axis of a local dim3 (`block.x`); a project field whose every
+        assignment gives the same constant (as the engine found it over the analyzed files)."""
+        decl = expr.decl
+        if _device_warp_size_field(decl):
+            return WARP_SIZE
+        base = strip_wrappers(expr.children[0])
+        if "dim3" in base.type and base.kind == "DECL_REF_EXPR" and expr.spelling in ("x", "y", "z"):
+            axes = self.dim3_expressions(base)
+            if axes is None:
+                return None
+            axis = axes["xyz".index(expr.spelling)]
+            return 1 if axis is None else self.constant(axis)
+        if _project_field(decl):
+            self.program.fields_asked.add(decl.key)
+            return self.program.field_values.get(decl.key)
         return None
 
     def _argument_constant(self, param_key: str) -> int | None:
@@ -213,3 +275,44 @@ class HostValues:
         if len(values) != 1:
             return None
         return values.pop()
+
+
+# A host function that may write a field: `x.f = v`, `p->f += v`, `x.f++`, `&x.f`.
+_FIELD_WRITE_TEXT = re.compile(
+    r"(?:\.|->)\s*\w+\s*(?:\[[^\]]*\]\s*)*(?:[-+*/%&|^]|<<|>>)?=(?!=)"
+    r"|(?:\.|->)\s*\w+\s*(?:\+\+|--)|(?:\+\+|--)\s*[\w()\[\]]+\s*(?:\.|->)"
+    r"|&\s*[\w()\[\]]+\s*(?:\.|->)")
+
+
+def field_assignments(program: Program) -> list[tuple[str, int | None]]:
+    """(field key, assigned constant or None) for every write of a project record's field in
+    this file's host functions; a compound assignment, an increment or a taken address is an
+    unknown write. Writes the code makes otherwise (aggregate initialization, memcpy of the
+    whole record) are not seen: the record's own zero initialization runs before any launch
+    can read the field, and a launch with an empty block does not run."""
+    out: set[tuple[str, int | None]] = set()
+    for fn in program.functions.values():
+        if fn.runs_on_device or not fn.in_main_file or not _FIELD_WRITE_TEXT.search(fn.text) \
+                or fn.has_errors:
+            continue
+        body = fn.body
+        if body is None:
+            continue
+        values: HostValues | None = None
+        for n in body.walk():
+            target = value = None
+            if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGN \
+                    and len(n.children) == 2:
+                target = strip_wrappers(n.children[0])
+                if n.op == "=":
+                    value = n.children[1]
+            elif n.kind == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--", "&") and n.children:
+                target = strip_wrappers(n.children[0])
+            if target is None or target.kind != "MEMBER_REF_EXPR" or not _project_field(target.decl):
+                continue
+            if value is not None:
+                values = values or HostValues(program, fn)
+                out.add((target.decl.key, values.constant(value)))
+            else:
+                out.add((target.decl.key, None))
+    return sorted(out, key=lambda kv: (kv[0], kv[1] is None, kv[1] or 0))

@@ -39,6 +39,9 @@ class ProjectLaunchShapes:
     kernel key and by instantiation key; joined from every file's facts by the engine."""
     by_kernel: tuple[tuple[str, tuple[Shape | None, ...]], ...] = ()
     by_instance: tuple[tuple[str, tuple[Shape | None, ...]], ...] = ()
+    # Host record fields every assignment in the project sets to one constant (see
+    # host_values.field_assignments): launch shapes computed from them.
+    field_values: tuple[tuple[str, int], ...] = ()
 
     def shapes(self, key: str, instance: bool) -> tuple[Shape | None, ...]:
         table = self.by_instance if instance else self.by_kernel

@@ -7,6 +7,7 @@ so no check matches function names on its own.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from syncheck.analyses.levels import Level, group_level
@@ -89,6 +90,9 @@ def classify(call: Node) -> Primitive | None:
     if decl is not None and not decl.in_model and not decl.qualified.startswith("cooperative_groups"):
         if decl.name != "__syncthreads":  # a clang builtin, declared nowhere
             return None
+    collective = _cub_block_collective(decl)
+    if collective is not None:
+        return Primitive(collective, BLOCK_BARRIER, "block")
     obj = member_object(call)
     if obj is not None:
         return _classify_member(call, name, obj)
@@ -116,6 +120,28 @@ def classify(call: Node) -> Primitive | None:
                 Level.THREAD if res == "tile" else res)
             return Primitive(f"cg::{name}", TILE_COLLECTIVE, scope, size, group=args[0], result=result)
     return None
+
+
+# CUB's block-wide scans and reductions: with more than one warp each exchanges the warps'
+# partial results through shared memory between two block barriers, so a call is (at least)
+# a barrier the whole block reaches. Their instantiation's USR names the block shape.
+_CUB_BLOCK_COLLECTIVES = {"BlockScan": {"InclusiveSum", "ExclusiveSum", "InclusiveScan", "ExclusiveScan"},
+                          "BlockReduce": {"Reduce", "Sum"}}
+_CUB_INSTANCE = re.compile(r"@S@(BlockScan|BlockReduce)>#.*?@F@(\w+)#")
+
+
+def _cub_block_collective(decl) -> str | None:
+    """'cub::BlockScan::InclusiveSum()' for a CUB block collective of more than 32 threads."""
+    if decl is None or not decl.in_model or not decl.qualified.startswith("cub::") or not decl.instance:
+        return None
+    m = _CUB_INSTANCE.search(decl.instance)
+    if m is None or m.group(2) not in _CUB_BLOCK_COLLECTIVES[m.group(1)]:
+        return None
+    # template arguments: T, BLOCK_DIM_X, ALGORITHM, BLOCK_DIM_Y, BLOCK_DIM_Z, ...
+    dims = [int(v) for v in re.findall(r"#VI(\d+)", m.group(0))[:3]]
+    if len(dims) < 3 or dims[0] * dims[1] * dims[2] <= 32:
+        return None
+    return f"cub::{m.group(1)}::{m.group(2)}()"
 
 
 def _classify_member(call: Node, method: str, obj: Node) -> Primitive | None:

@@ -79,6 +79,14 @@ class FunctionAnalysis:
     shape: "ShapeAssumption | None" = None  # the block shape it was analyzed under
 
 
+_RECURSION_ROUNDS = 4
+
+
+def _same_value(a: Value, b: Value) -> bool:
+    """Equal as facts (where a value comes from, for messages, may differ)."""
+    return replace(a, origin=None) == replace(b, origin=None)
+
+
 @dataclass(frozen=True)
 class Frame:
     """One call on the way from a root (kernel) to a site."""
@@ -123,6 +131,10 @@ class UniformityService:
         self._roots: list[Function] | None = None
         self._shapes: dict[str, ShapeAssumption] = {}
         self._tied: dict[str, dict[str, str]] = {}
+        # Recursion (see _analyze_to_fixpoint): what an inner call returns for now, and the
+        # analyses whose inner calls used it.
+        self._recursion_guess: dict[tuple, tuple[Value, Level]] = {}
+        self._recursive_hits: set[tuple] = set()
 
     # -- per function --
     def block_dim_parameters(self, fn: Function) -> dict[str, str]:
@@ -166,17 +178,41 @@ class UniformityService:
                shape)
         if outer_env is None and key in self._cache:
             return self._cache[key]
-        if key in self._in_progress:  # recursion: give up precision, not soundness
-            cfg = self.cfg_of(fn)[0]
-            return FunctionAnalysis(fn, cfg, param_values, ret=Value(Level.THREAD),
-                                    out_level=Level.THREAD)
+        if key in self._in_progress:
+            # A recursive call (a constexpr table that asks itself for another row): it
+            # returns the current guess, which the outer analysis below refines.
+            self._recursive_hits.add(key)
+            ret, out_level = self._recursion_guess.get(key, (UNIFORM, Level.UNIFORM))
+            return FunctionAnalysis(fn, self.cfg_of(fn)[0], param_values, ret=ret, out_level=out_level)
         self._in_progress.add(key)
         try:
-            result = _FunctionAnalyzer(self, fn, param_values, shape, outer_env).run()
+            result = self._analyze_to_fixpoint(fn, key, param_values, shape, outer_env)
         finally:
             self._in_progress.discard(key)
+            self._recursion_guess.pop(key, None)
         if outer_env is None:
             self._cache[key] = result
+        return result
+
+    def _analyze_to_fixpoint(self, fn, key, param_values, shape, outer_env) -> FunctionAnalysis:
+        """Analyze a function; if it calls itself, again with the result as what the inner
+        calls return, until that guess holds (from 'uniform' upwards: the least fixed point);
+        a recursion that does not settle in a few rounds returns thread-dependent values.
+        Analyses of other functions made under a guess that did not hold are forgotten."""
+        for round_ in range(_RECURSION_ROUNDS + 1):
+            cached_before = set(self._cache)
+            self._recursive_hits.discard(key)
+            result = _FunctionAnalyzer(self, fn, param_values, shape, outer_env).run()
+            if key not in self._recursive_hits:
+                return result
+            guess = self._recursion_guess.get(key, (UNIFORM, Level.UNIFORM))
+            found = (result.ret, result.out_level)
+            if _same_value(found[0], guess[0]) and found[1] == guess[1]:
+                return result
+            for stale in set(self._cache) - cached_before:
+                del self._cache[stale]
+            self._recursion_guess[key] = found if round_ < _RECURSION_ROUNDS - 1 else (
+                Value(Level.THREAD), Level.THREAD)
         return result
 
     # -- whole call trees --

@@ -23,7 +23,8 @@ _CONTAINER_KINDS = {K.NAMESPACE, K.LINKAGE_SPEC, K.CLASS_DECL, K.STRUCT_DECL, K.
                     K.UNEXPOSED_DECL}
 _BLOCK_PIN = re.compile(
     r"syncheck:\s*block[-_ ]?dim\s*[=(]?\s*(\d+)(?:\s*[,x]\s*(\d+))?(?:\s*[,x]\s*(\d+))?", re.I)
-_LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\(\s*(\d+)")
+# The bound only when it is a plain number: `__launch_bounds__(4 * WARP_SIZE)` is 128, not 4.
+_LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\(\s*(\d+)\s*[,)]")
 
 # Instantiations lowered per translation unit: template-heavy libraries create thousands.
 MAX_INSTANTIATIONS = 256
@@ -118,6 +119,11 @@ class Program:
     # Device functions defined in other files (headers, libraries) that nothing in this file's
     # code reaches: not lowered, not analyzed, not counted in coverage (docs/coverage.md).
     unreached_library: int = 0
+    # Host data the whole project agrees on: fields of the project's own records whose every
+    # assignment in the analyzed files gives one constant (field key -> value; set by the
+    # engine's second pass), and the fields whose value this file's analysis asked for.
+    field_values: dict[str, int] = field(default_factory=dict)
+    fields_asked: set[str] = field(default_factory=set)
     _owners: dict[int, Function] | None = field(default=None, repr=False)
     _other_lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
