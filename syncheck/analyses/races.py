@@ -402,16 +402,17 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         solver.add(bx * by * bz <= ka.kernel.launch_bounds)
     solver.add(z3.Or(*[x != y for x, y in zip(e1.tid, e2.tid)]))
     solver.add(*same_element)
-    solver.push()
-    solver.add(*[g for g, _ in guards])
-    verdict = solver.check()
+    facts = list(solver.assertions())
+    verdict, solver = _decide(z3, facts + [g for g, _ in guards])
     if verdict == z3.unknown:
         # Decisions the whole block takes alike (often divisions of parameters) are the
         # costly part and do not tell the two threads apart: decide again without them.
-        solver.pop()
-        solver.push()
-        solver.add(*[g for g, level in guards if level > Level.BLOCK])
-        verdict = solver.check()
+        # A decision that names a value each thread has for itself (a loop counter the
+        # threads run out of step, `x < d`) does tell them apart and stays.
+        own = set(shared)
+        kept = [g for g, level in guards if level > Level.BLOCK or not _only_symbols(g, own)]
+        if len(kept) < len(guards):
+            verdict, solver = _decide(z3, facts + kept)
     if verdict == z3.unknown:
         count_decision("solver: unknown")
         return UNDECIDED
@@ -421,16 +422,42 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     count_decision("solver: sat")
     # Is there a conflict between threads of different warps?
     across = e1.linear() / 32 != e2.linear() / 32
-    solver.push()
-    solver.add(across)
-    inter = solver.check() == z3.sat
-    if not inter:
-        solver.pop()
+    inter_verdict, inter_solver = _decide(z3, list(solver.assertions()) + [across])
+    inter = inter_verdict == z3.sat
+    if inter:
+        solver = inter_solver
     example = smallest_example(solver, e1, e2, None if shape else dims)
     if example is None:
         return (not inter, None, shape)
     threads, found_shape = example
     return (not inter, threads, shape or found_shape)
+
+
+def _decide(z3, assertions: list):
+    """Check the assertions with a solver of their own. A solver that has been pushed works
+    incrementally and skips the preprocessing that settles products of a thread index and a
+    parameter (`tx * d + x` against `ty * d + y`), leaving such pairs undecided."""
+    solver = z3.Solver()
+    solver.set("rlimit", RESOURCE_LIMIT)
+    solver.add(*assertions)
+    return solver.check(), solver
+
+
+def _only_symbols(term, names: set[str]) -> bool:
+    """Are all the free symbols of a z3 term among ``names`` (and the block shape)?"""
+    z3 = z3_module()
+    seen, work = set(), [term]
+    while work:
+        t = work.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            name = t.decl().name()
+            if name not in names and not name.startswith("blockDim."):
+                return False
+        work.extend(t.children())
+    return True
 
 
 def _flattened(values: list, acc: Access):
