@@ -41,6 +41,11 @@ class Scope:
     # Loop counters: var -> (initial value, "+" | "-" | ">>" | "<<", constant step, line of
     # the update: counters updated on one line, as in 'k += R, i += R', advance together)
     inductions: dict[str, "Induction"] = field(default_factory=dict)
+    # Variables given their only value by one assignment statement of the function's body
+    # itself (not inside a branch or loop): `ai = threadIdx.x;` into an `int&` parameter or a
+    # local declared without a value. var -> (value, scope it is read in or None for this
+    # one, where the statement ends): reads after that point see the value.
+    later_defs: dict[str, tuple[Node, "Scope | None", int]] = field(default_factory=dict)
 
     def __hash__(self) -> int:
         return id(self)
@@ -84,7 +89,37 @@ def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> 
     single, multi, init = _definitions(fn)
     scope = Scope(analysis, bindings, single, multi)
     scope.inductions = _inductions(fn, init)
+    scope.later_defs = {k: (value, None, end) for k, (value, end) in _top_level_assignments(fn, init).items()}
     return scope
+
+
+def _top_level_assignments(fn: Function, init: dict[str, Node]) -> dict[str, tuple[Node, int]]:
+    """Locals declared without a value and parameters that get exactly one assignment, a
+    statement of the body itself (so it runs once, before everything that follows it)."""
+    if fn.body is None:
+        return {}
+    assigned: dict[str, int] = {}
+    for n in fn.body.walk():
+        t = None
+        if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGN and n.children:
+            t = _strip(n.children[0])
+        elif n.kind == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--", "&") and n.children:
+            t = _strip(n.children[0])
+        if t is not None and t.kind == "DECL_REF_EXPR" and t.decl is not None:
+            assigned[t.decl.key] = assigned.get(t.decl.key, 0) + 1
+    params = {p.key for p in fn.params}
+    out = {}
+    for stmt in fn.body.children:
+        n = _strip(stmt)
+        if n.kind != "BINARY_OPERATOR" or n.op != "=" or len(n.children) != 2:
+            continue
+        target = _strip(n.children[0])
+        if target.kind != "DECL_REF_EXPR" or target.decl is None:
+            continue
+        key = target.decl.key
+        if assigned.get(key) == 1 and key not in init and (key in params or target.decl.storage == "local"):
+            out[key] = (n.children[1], stmt.end)
+    return out
 
 
 _ABORTS = {"__trap", "abort", "__assertfail"}
@@ -333,6 +368,7 @@ class KernelAccesses:
         self.expanded_calls: set[int] = set()  # call nodes whose callee body is in the CFG
         self._returning: set[str] = set()  # functions whose returned pointer is being followed
         self._field_keys: set[str] = set()  # object fields bound by a constructor
+        self._scoping: set[str] = set()  # functions whose out-parameters are being followed
         self.contexts: dict[int, _BlockContext] = {}
         # inlined calls: instance id -> (callee block intervals, callee warp intervals)
         self.instances: dict[int, tuple[BarrierIntervals, BarrierIntervals]] = {}
@@ -465,7 +501,54 @@ class KernelAccesses:
             target = self._pointer_target(init, scope)
             if target is not None:
                 scope.pointer_alias[key] = target
+        if fn.key not in self._scoping:
+            self._scoping.add(fn.key)
+            try:
+                self._out_parameters(fn, scope)
+            finally:
+                self._scoping.discard(fn.key)
         return scope
+
+    def _out_parameters(self, fn: Function, scope: Scope) -> None:
+        """Locals that a call statement of the body fills through an `int&` parameter the
+        callee assigns once (`load(s, ai, bi);` with `ai = threadIdx.x;` inside): after that
+        statement they hold the callee's value, read in the callee's context."""
+        uses: dict[str, int] = {}
+        for n in fn.body.walk():
+            if n.kind == "DECL_REF_EXPR" and n.decl is not None:
+                uses[n.decl.key] = uses.get(n.decl.key, 0) + 1
+        declared_bare = {n.decl.key for n in fn.body.walk()
+                         if n.kind == "VAR_DECL" and n.decl is not None and not n.children}
+        for stmt in fn.body.children:
+            call = _strip(stmt)
+            if call.kind != "CALL_EXPR" or P.classify(call) is not None:
+                continue
+            callee = self.program.resolve_call(call.decl)
+            if callee is None or callee.body is None or callee.is_lambda or callee.has_errors:
+                continue
+            args = call_args(call)
+            outs = []
+            for param, arg in zip(callee.params, args):
+                target = _strip(arg)
+                if "&" not in param.type or "const" in param.type or target.kind != "DECL_REF_EXPR" \
+                        or target.decl is None or target.decl.key not in declared_bare \
+                        or target.decl.key in scope.later_defs:
+                    continue
+                # Written nowhere else: every other mention of it comes after this call.
+                if any(n.start < stmt.start for n in fn.body.walk() if n.kind == "DECL_REF_EXPR"
+                       and n.decl is not None and n.decl.key == target.decl.key) or uses[target.decl.key] < 1:
+                    continue
+                outs.append((param, target.decl.key))
+            if not outs:
+                continue
+            arg_values = tuple(scope.analysis.values.get(a.id, _U) for a in args)
+            sub = self.service.analyze(callee, arg_values[:len(callee.params)] + tuple(
+                _U for _ in callee.params[len(arg_values):]), shape=self.analysis.shape)
+            callee_scope = self._scope(callee, sub, self._call_bindings(call, callee, args, scope))
+            for param, key in outs:
+                value = callee_scope.later_defs.get(param.key)
+                if value is not None and value[1] is None:
+                    scope.later_defs[key] = (value[0], callee_scope, stmt.end)
 
     def _call_bindings(self, call: Node, callee: Function, args: list[Node], scope: Scope) -> dict:
         """What the callee's names stand for: its parameters bound to the arguments, and for a

@@ -187,6 +187,10 @@ class Encoder:
             return constant_term(z3, 32)
         if d.value is not None and isinstance(d.value, int):
             return constant_term(z3, d.value)
+        later = scope.later_defs.get(d.key)
+        if later is not None and node.start >= later[2]:
+            value, value_scope, _ = later
+            return self.expr(value, value_scope or scope, depth + 1)
         if d.key in scope.bindings:
             arg, arg_scope = scope.bindings[d.key]
             return self.expr(arg, arg_scope, depth + 1)
