@@ -394,6 +394,18 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         for value, extent in zip(idx, acc.extents):
             if extent is not None:
                 solver.add(value >= 0, value < extent)
+    # So do the other accesses of the same statement that the thread makes under the same
+    # conditions: `buf[t - 256] += buf[t]` is made only by threads whose t fits buf, which
+    # bounds the block shapes a pair can need.
+    for enc, acc in ((e1, a), (e2, b)):
+        for other in _same_statement(ka, acc):
+            try:
+                values = _indices(enc, other)
+            except NotEncodable:
+                continue
+            for value, extent in zip(values, other.extents):
+                if extent is not None:
+                    solver.add(value >= 0, value < extent)
     for axis, form in ka.block_relations.items():
         term = relation_term(e1, form)
         if term is not None:
@@ -431,6 +443,14 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         return (not inter, None, shape)
     threads, found_shape = example
     return (not inter, threads, shape or found_shape)
+
+
+def _same_statement(ka: KernelAccesses, acc: Access) -> list[Access]:
+    """Accesses to arrays of known size in the same statement as ``acc``, made under the same
+    conditions (not in another arm of a `?:` or behind a `&&`)."""
+    return [c for c in ka.accesses if c is not acc and c.point == acc.point and c.instance == acc.instance
+            and c.local_point == acc.local_point and c.guards == acc.guards and c.scope is acc.scope
+            and any(e is not None for e in c.extents)]
 
 
 def _decide(z3, assertions: list):
