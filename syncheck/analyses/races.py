@@ -149,6 +149,32 @@ class _Concurrency:
             out.append(("second", loop))  # b's iteration, then a's in the next one
         return out or [("same", None)]
 
+    def last_iterations(self, x: Access, y: Access) -> set[int]:
+        """Loops (statement ids) that ``x`` must be in the last iteration of to run in one
+        interval with ``y``: loops around x and not y whose every cycle meets a barrier and
+        that are left only through their test, when y comes after the loop (reached from x)
+        and not before it. Leaving such a loop takes its test failing right after x's
+        iteration, with no barrier in between."""
+        if x.instance is not None or y.instance is not None:
+            return set()
+        if y.point not in self._from(x.point) or x.point in self._from(y.point):
+            return set()
+        out = set()
+        blocks = self.ka.cfg.blocks
+        for loop in self.kernel.loops_containing(x.point[0]):
+            if y.point[0] in loop.blocks or loop.barrier_free_cycle:
+                continue
+            if any(d[0] not in loop.blocks and x.point in self._from(d) and y.point in self._from(d)
+                   for d in self.divergent):
+                continue  # threads parted before the loop: x may be in any iteration
+            header = blocks[loop.header]
+            if header.branch_stmt is None or header.branch_stmt.kind not in ("FOR_STMT", "WHILE_STMT"):
+                continue
+            if any(s not in loop.blocks for b in loop.blocks if b != loop.header for s in blocks[b].succs):
+                continue  # a break or return leaves it from inside
+            out.add(header.branch_stmt.id)
+        return out
+
     def __call__(self, a: Access, b: Access) -> bool:
         if a.point == b.point and a.instance == b.instance:
             if a.instance is None or a.local_point == b.local_point:
@@ -200,13 +226,14 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
                     count_decision("fast: each thread its own element")
                     continue
                 verdict = None
+                last = (block_concurrent.last_iterations(a, b), block_concurrent.last_iterations(b, a))
                 for iteration in block_concurrent.iterations(a, b):
                     if iteration[0] == "same":
                         fast = _never_the_same_element(ka, a, b)
                         if fast is not None:
                             count_decision(f"fast: {fast}")
                             continue
-                    verdict = _check_pair(ka, a, b, iteration=iteration)
+                    verdict = _check_pair(ka, a, b, iteration=iteration, last=last)
                     if verdict is not None:
                         break
                 if verdict == UNDECIDED:
@@ -222,7 +249,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
                 if intra_only:
                     # Lanes of one warp cannot be in different iterations of a loop whose
                     # cycle holds a __syncwarp(): decide again with the warp's intervals.
-                    verdict = _check_pair(ka, a, b, ka.warp_intervals, iteration)
+                    verdict = _check_pair(ka, a, b, ka.warp_intervals, iteration, last)
                     if verdict in (None, UNDECIDED):
                         if verdict == UNDECIDED:
                             undecided.append((a, b))
@@ -321,7 +348,7 @@ def _strip(node: Node) -> Node:
 
 
 def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierIntervals | None = None,
-                iteration: tuple[str, object] = ("same", None)):
+                iteration: tuple[str, object] = ("same", None), last: tuple[set, set] = (set(), set())):
     """None when no race is possible (or syncheck cannot tell); otherwise
     (all conflicts are between lanes of one warp, an example pair of threads)."""
     z3 = z3_module()
@@ -336,6 +363,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
                   later if relation == "second" else None)
     e2 = Encoder(2, shared, _varying_loop_vars(ka, b, intervals), dims, ka.program,
                   later if relation == "first" else None)
+    e1.last_iterations, e2.last_iterations = last
     solver = z3.Solver()
     solver.set("rlimit", RESOURCE_LIMIT)
     try:
@@ -389,6 +417,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
             solver.add(sym > -SYMBOL_RANGE, sym < SYMBOL_RANGE)
     for k in e1.iteration_counters + e2.iteration_counters:
         solver.add(k >= 0, k < 64)
+    solver.add(*e1.facts, *e2.facts)
     # Each access stays inside its array (out-of-bounds indexing is a different bug).
     for idx, acc in ((idx_a, a), (idx_b, b)):
         for value, extent in zip(idx, acc.extents):

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from syncheck.analyses import primitives as P
-from syncheck.analyses.barrier_intervals import BarrierIntervals, first_test_passes
+from syncheck.analyses.barrier_intervals import (BarrierIntervals, admitted_block_shapes, first_test_passes,
+                                                 first_test_passes_for_all)
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
 from syncheck.ir.calls import call_args
 from syncheck.ir.cfg import CFG, Block
@@ -46,6 +47,10 @@ class Scope:
     # local declared without a value. var -> (value, scope it is read in or None for this
     # one, where the statement ends): reads after that point see the value.
     later_defs: dict[str, tuple[Node, "Scope | None", int]] = field(default_factory=dict)
+    # Variables carried from one loop into the next (a scan's `offset`, doubled in the
+    # up-sweep and halved in the down-sweep): var -> one induction per loop, in order; each
+    # loop starts from the value the previous one left.
+    phases: dict[str, list["Induction"]] = field(default_factory=dict)
 
     def __hash__(self) -> int:
         return id(self)
@@ -88,7 +93,7 @@ def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> 
     """Where a function's names resolve for the symbolic encoder, in one calling context."""
     single, multi, init = _definitions(fn)
     scope = Scope(analysis, bindings, single, multi)
-    scope.inductions = _inductions(fn, init)
+    scope.inductions, scope.phases = _inductions(fn, init)
     scope.later_defs = {k: (value, None, end) for k, (value, end) in _top_level_assignments(fn, init).items()}
     return scope
 
@@ -204,9 +209,10 @@ def _strip(n: Node) -> Node:
     return strip_wrappers(n, POINTER_WRAPPERS)
 
 
-def _inductions(fn: Function, single_init: dict[str, Node]) -> dict[str, "Induction"]:
+def _inductions(fn: Function, single_init: dict[str, Node]):
     """Variables with one initial value and one update by a step the loop does not change
-    (i += 4, s >>= 1, x += blockDim.x)."""
+    (i += 4, s >>= 1, x += blockDim.x); and variables with one such update in each of
+    several loops that follow one another, outside any other loop (phases)."""
     updates: dict[str, list[tuple[str, int | None]]] = {}
     loop_of = _innermost_loops(fn.body)
     for n in fn.body.walk():
@@ -232,14 +238,28 @@ def _inductions(fn: Function, single_init: dict[str, Node]) -> dict[str, "Induct
         if target is not None and target.kind == "DECL_REF_EXPR" and target.decl is not None:
             updates.setdefault(target.decl.key, []).append((op, step, n))
     out = {}
+    phases: dict[str, list[Induction]] = {}
     for key, ups in updates.items():
         if len(ups) == 1 and ups[0][1] is not None and ups[0][0] != "=" and key in single_init:
             update = ups[0][2]
             loop, is_increment = loop_of.get(update.id, (None, False))
             out[key] = Induction(single_init[key], ups[0][0], ups[0][1], update.line,
                                  loop.id if loop is not None else None,
-                                 None if is_increment else update.start)
-    return out
+                                 None if is_increment else update.start, loop)
+        elif len(ups) > 1 and key in single_init and all(st is not None and op != "=" for op, st, _ in ups):
+            steps = []
+            for op, step, update in ups:
+                loop, is_increment = loop_of.get(update.id, (None, False))
+                if loop is None or loop.kind not in ("FOR_STMT", "WHILE_STMT") or loop.id in loop_of:
+                    break  # outside a loop, or in a loop inside another one
+                steps.append(Induction(single_init[key], op, step, update.line, loop.id,
+                                       None if is_increment else update.start, loop))
+            else:
+                steps.sort(key=lambda i: i.loop_stmt.start)
+                if len({i.loop for i in steps}) == len(steps) and all(
+                        x.loop_stmt.end <= y.loop_stmt.start for x, y in zip(steps, steps[1:])):
+                    phases[key] = steps
+    return out, phases
 
 
 @dataclass(frozen=True)
@@ -253,6 +273,7 @@ class Induction:
     line: int
     loop: int | None      # the innermost loop statement holding the update
     body_offset: int | None  # where the update sits in the loop body; None: the loop's increment
+    loop_stmt: Node | None = field(default=None, compare=False)
 
     def updates_before(self, node: Node) -> int:
         """Updates of the current iteration that have run when ``node`` is evaluated."""
@@ -401,6 +422,11 @@ class KernelAccesses:
     # -- the kernel's CFG with synchronizing helpers expanded --
     def _runs_once(self, loop: Node) -> bool:
         shape = self.service.default_block_dim or self.kernel.block_dim or self.launch_block_dim
+        if shape is None and not self.block_relations:
+            # No launch fixes the shape: the loop runs once if it does for every shape the
+            # race pairs are decided for (`d = blockDim.x / 2; d > 0` does for whole warps).
+            return first_test_passes_for_all(loop, admitted_block_shapes(
+                self.uses_y, self.uses_z, self.kernel.launch_bounds))
         return first_test_passes(loop, shape)
 
     def _expanded_cfg(self, root: Scope) -> CFG:
