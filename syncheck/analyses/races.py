@@ -439,6 +439,9 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         term = relation_term(e1, form)
         if term is not None:
             solver.add(dims[axis] == term)  # what the launches pass as the block size
+    for key, value in ka.argument_constants.items():
+        if key in shared:
+            solver.add(shared[key] == value)  # what every launch passes for the parameter
     if ka.kernel.launch_bounds and not shape:
         solver.add(bx * by * bz <= ka.kernel.launch_bounds)
     solver.add(z3.Or(*[x != y for x, y in zip(e1.tid, e2.tid)]))

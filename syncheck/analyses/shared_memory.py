@@ -396,6 +396,7 @@ class KernelAccesses:
         self.uses_y, self.uses_z = _uses_dimensions(program, kernel)
         self.launch_block_dim = service.launch_shapes.block_dim(kernel)
         self.block_relations = service.launch_shapes.relations(kernel)
+        self.argument_constants = service.launch_shapes.argument_constants(kernel)
         self.unknown_barrier_calls = False
         root = self._scope(kernel, self.analysis, {})
         # `if (bad) __trap();` or `__builtin_assume(ok)` at the kernel's top level: every

@@ -452,6 +452,10 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
     bx, by, bz = dims
     if not shape:
         solver.add(bx >= 1, bx <= 1024, by >= 1, by <= 1024, bz >= 1, bz <= 64, z3.ULE(bx * by * bz, 1024))
+        choices = service.launch_shapes.shape_choices(root) if root.kind == "kernel" else None
+        if choices:
+            # The launches pick among a few shapes: the decision must be the same under each.
+            solver.add(z3.Or(*[z3.And(bx == x, by == y, bz == z) for x, y, z in choices]))
     for enc in (e1, e2):
         tx, ty, tz = enc.tid
         solver.add(tx >= 0, tx < bx, ty >= 0, ty < by, tz >= 0, tz < bz)
@@ -467,6 +471,10 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
         term = relation_term(e1, form)
         if term is not None:
             solver.add(dims[axis] == term)
+    if root.kind == "kernel":
+        for key, value in service.launch_shapes.argument_constants(root).items():
+            if key in shared:
+                solver.add(shared[key] == value)  # what every launch passes for it
     from syncheck.analyses.shared_memory import kernel_preconditions
     for fact, holds in kernel_preconditions(root) if root.kind == "kernel" else ():
         try:
