@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from syncheck.analyses.host_values import HostValues
+from syncheck.analyses.host_values import PARAMETER, HostValues
 from syncheck.ir.nodes import Node, structural_key
 from syncheck.ir.program import Function, LaunchSite, Program
 
@@ -115,7 +115,9 @@ class LaunchShapes:
     def argument_constants(self, kernel: Function) -> dict[str, int]:
         """Kernel parameters every launch passes the same constant for (`const int Bc = 32;`
         then `<<<grid, block>>>(..., Bc)`), unless launches in other files (whose arguments
-        are not at hand) may pass others."""
+        are not at hand) may pass others. Only constants of the launching function itself:
+        a size its callers pass (a test harness's problem size) is one input among those the
+        host function admits, not the kernel's contract."""
         launches = launches_of(self.program, kernel)
         if not launches or not self.relations_complete(kernel):
             return {}
@@ -126,6 +128,8 @@ class LaunchShapes:
             hv = HostValues(self.program, self.program.functions[launch.host_function])
             found = {}
             for param, arg in zip(kernel.params, launch.args):
+                if any(src.startswith(PARAMETER) for src in hv.sources(arg)):
+                    continue
                 value = hv.constant(arg)
                 if isinstance(value, int) and not isinstance(value, bool):
                     found[param.key] = value
