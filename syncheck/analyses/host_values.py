@@ -44,6 +44,7 @@ class HostValues:
         self.direct: dict[str, set[str]] = {}
         self.params = {p.key for p in fn.params}
         self._memo: dict[str, set[str]] = {}
+        self._following: set[str] = set()  # variables whose constant value is being found
         if fn.body is not None:
             self._collect(fn.body)
 
@@ -180,6 +181,8 @@ class HostValues:
                 return total
             return None
         if kind == "BINARY_OPERATOR" and len(expr.children) == 2:
+            if expr.op == "=":  # `a = b = n`: b's definition is this assignment itself
+                return self.constant(expr.children[1])
             a, b = (self.constant(c) for c in expr.children)
             return fold(expr.op, a, b, expr.type) if a is not None and b is not None else None
         if kind == "DECL_REF_EXPR" and expr.decl is not None:
@@ -188,7 +191,13 @@ class HostValues:
             key = expr.decl.key
             defs = self.defs.get(key, [])
             if len(defs) == 1 and key not in self.direct and key not in self.params:
-                return self.constant(defs[0])
+                if key in self._following:
+                    return None  # `t = a; a = b; b = t;` defines each from the next
+                self._following.add(key)
+                try:
+                    return self.constant(defs[0])
+                finally:
+                    self._following.discard(key)
             if key in self.params and not defs:
                 return self._argument_constant(key)
         return None
@@ -208,6 +217,8 @@ class HostValues:
         if kind == "CONDITIONAL_OPERATOR" and len(expr.children) == 3:
             a, b = (self.constant_choices(c, depth + 1) for c in expr.children[1:])
             return a | b if a is not None and b is not None else None
+        if kind == "BINARY_OPERATOR" and len(expr.children) == 2 and expr.op == "=":
+            return self.constant_choices(expr.children[1], depth + 1)
         if kind == "BINARY_OPERATOR" and len(expr.children) == 2:
             from syncheck.analyses.uniformity import fold
             a, b = (self.constant_choices(c, depth + 1) for c in expr.children)
