@@ -240,6 +240,22 @@ class BarrierIntervals:
         return False
 
 
+def admitted_block_shapes(uses_y: bool, uses_z: bool, launch_bounds: int | None = None):
+    """The block shapes a kernel with no known launch is analyzed for (as the race pairs
+    are): power-of-two sizes up to 1,024 threads within its launch bounds; a dimension the
+    kernel never reads has size 1, and a 1-D block is whole warps."""
+    limit = min(1024, launch_bounds or 1024)
+    xs = [1 << k for k in range(5 if not (uses_y or uses_z) else 0, 11)]
+    ys = [1 << k for k in range(11)] if uses_y or uses_z else [1]
+    zs = [1 << k for k in range(7)] if uses_z else [1]
+    return [(x, y, z) for x in xs for y in ys for z in zs if x * y * z <= limit]
+
+
+def first_test_passes_for_all(loop: Node, shapes) -> bool:
+    """Does the loop's first test pass for every one of these block shapes?"""
+    return bool(shapes) and all(first_test_passes(loop, shape) for shape in shapes)
+
+
 def first_test_passes(loop: Node, block_dim: tuple[int, int, int] | None,
                       known: dict[str, int] | None = None) -> bool:
     """Does `for (v = init; v OP bound; ...)` enter its body, with init and bound constants

@@ -28,6 +28,8 @@ _OCCUPANCY_CALLS = {"cudaOccupancyMaxActiveBlocksPerMultiprocessor",
                     "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
                     "cuOccupancyMaxActiveBlocksPerMultiprocessor",
                     "cudaOccupancyMaxPotentialBlockSize", "cudaOccupancyMaxActiveClusters"}
+# At most this many values are followed for an expression that picks between constants.
+_MAX_CHOICES = 16
 _ASSIGN = {"=", "*=", "/=", "+=", "-=", "%=", "<<=", ">>=", "&=", "|=", "^="}
 _WARP_SIZE_ATTRIBUTES = {"cudaDevAttrWarpSize", "CU_DEVICE_ATTRIBUTE_WARP_SIZE"}
 
@@ -66,6 +68,7 @@ class HostValues:
         self.queried: dict[str, set[int | None]] = {}
         self.params = {p.key for p in fn.params}
         self._memo: dict[str, set[str]] = {}
+        self._following: set[str] = set()  # variables whose constant value is being found
         if fn.body is not None:
             self._collect(fn.body)
 
@@ -206,6 +209,8 @@ class HostValues:
                 return total
             return None
         if kind == "BINARY_OPERATOR" and len(expr.children) == 2:
+            if expr.op == "=":  # `a = b = n`: b's definition is this assignment itself
+                return self.constant(expr.children[1])
             a, b = (self.constant(c) for c in expr.children)
             return fold(expr.op, a, b, expr.type) if a is not None and b is not None else None
         if kind == "MEMBER_REF_EXPR" and expr.decl is not None and expr.children:
@@ -225,7 +230,13 @@ class HostValues:
                     return None
                 return next(iter(found))
             if len(defs) == 1 and key not in self.direct and key not in self.params:
-                return self.constant(defs[0])
+                if key in self._following:
+                    return None  # `t = a; a = b; b = t;` defines each from the next
+                self._following.add(key)
+                try:
+                    return self.constant(defs[0])
+                finally:
+                    self._following.discard(key)
             if key in self.params and not defs:
                 return self._argument_constant(key)
         return None
@@ -252,6 +263,64 @@ class HostValues:
             self.program.fields_asked.add(decl.key)
             return self.program.field_values.get(decl.key)
         return None
+
+    def constant_choices(self, expr: Node, depth: int = 0) -> set[int] | None:
+        """The values an expression of constants can have when it picks between them
+        (`big ? 1024 : 768`, through locals defined once and arithmetic), or None."""
+        value = self.constant(expr)
+        if value is not None:
+            return {value}
+        if depth > 8:
+            return None
+        kind = expr.kind
+        if kind in ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR",
+                    "CXX_STATIC_CAST_EXPR") and expr.children:
+            return self.constant_choices(expr.children[-1], depth + 1)
+        if kind == "CONDITIONAL_OPERATOR" and len(expr.children) == 3:
+            a, b = (self.constant_choices(c, depth + 1) for c in expr.children[1:])
+            return a | b if a is not None and b is not None else None
+        if kind == "BINARY_OPERATOR" and len(expr.children) == 2 and expr.op == "=":
+            return self.constant_choices(expr.children[1], depth + 1)
+        if kind == "BINARY_OPERATOR" and len(expr.children) == 2:
+            from syncheck.analyses.uniformity import fold
+            a, b = (self.constant_choices(c, depth + 1) for c in expr.children)
+            if a is None or b is None or len(a) * len(b) > _MAX_CHOICES:
+                return None
+            out = {fold(expr.op, x, y, expr.type) for x in a for y in b}
+            return None if None in out else out
+        if kind == "DECL_REF_EXPR" and expr.decl is not None:
+            defs = self.defs.get(expr.decl.key, [])
+            if len(defs) == 1 and expr.decl.key not in self.direct and expr.decl.key not in self.params:
+                return self.constant_choices(defs[0], depth + 1)
+        return None
+
+    def dim3_choices(self, expr: Node) -> list[tuple[int, int, int]] | None:
+        """The shapes a block shape can have when its sizes pick between constants, or None."""
+        shape = self.dim3(expr)
+        if shape is not None:
+            return [shape]
+        node = expr
+        while node.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and node.children:
+            node = node.children[-1]
+        if node.kind == "DECL_REF_EXPR" and node.decl is not None and self.field_defs.get(node.decl.key):
+            return None  # `shape.x = n` assignments: not followed here
+        axes = self.dim3_expressions(expr)
+        if axes is None:
+            return None
+        if len(axes) == 1 or (axes[0] is not None and axes[0].kind == "INIT_LIST_EXPR"):
+            init = axes[0]
+            items = [c for c in init.children] if init is not None and init.kind == "INIT_LIST_EXPR" else None
+            if items is None or not 1 <= len(items) <= 3:
+                return None
+            axes = items + [None] * (3 - len(items))
+        choices = []
+        for axis in axes:
+            found = {1} if axis is None else self.constant_choices(axis)
+            if found is None:
+                return None
+            choices.append(sorted(found))
+        shapes = [(x, y, z) for x in choices[0] for y in choices[1] for z in choices[2]]
+        return shapes if len(shapes) <= _MAX_CHOICES else None
 
     def _argument_constant(self, param_key: str) -> int | None:
         """A parameter's value when every call of this host function in the file passes the

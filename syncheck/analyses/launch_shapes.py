@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from syncheck.analyses.host_values import HostValues
+from syncheck.analyses.host_values import PARAMETER, HostValues
 from syncheck.ir.nodes import Node, structural_key
 from syncheck.ir.program import Function, LaunchSite, Program
 
@@ -74,6 +74,28 @@ class LaunchShapes:
             shapes |= set(self.project.shapes(kernel.key, kernel.instance_of is not None))
         return sorted(shapes, key=lambda s: (s is None, s or ()))
 
+    def shape_choices(self, kernel: Function) -> list[Shape] | None:
+        """Every block shape the kernel's launches can give it, when each launch picks its
+        shape among constants (`dim3 block(4, 8, big ? 32 : 24)`); None when a launch's
+        shape is not known that way or no launch is known."""
+        out: set[Shape] = set()
+        if self.project is not None:
+            others = self.project.shapes(kernel.key, kernel.instance_of is not None)
+            if None in others:
+                return None
+            out |= set(others)
+        for launch in launches_of(self.program, kernel):
+            block = None
+            if launch.api == "<<<>>>" and len(launch.config) > 1:
+                block = launch.config[1]
+            if block is None:
+                return None
+            shapes = HostValues(self.program, self.program.functions[launch.host_function]).dim3_choices(block)
+            if shapes is None:
+                return None
+            out |= set(shapes)
+        return sorted(out) or None
+
     def block_dim(self, kernel: Function) -> Shape | None:
         key = (kernel.key, kernel.instance_of is not None)
         if key not in self._answers:
@@ -92,6 +114,37 @@ class LaunchShapes:
             if not set(self.project.shapes(kernel.key, kernel.instance_of is not None)) <= local:
                 return {}
         return block_dim_relations(self.program, kernel)
+
+    def argument_constants(self, kernel: Function) -> dict[str, int]:
+        """Kernel parameters every launch passes the same constant for (`const int Bc = 32;`
+        then `<<<grid, block>>>(..., Bc)`), unless launches in other files (whose arguments
+        are not at hand) may pass others. Only constants of the launching function itself:
+        a size its callers pass (a test harness's problem size) is one input among those the
+        host function admits, not the kernel's contract."""
+        launches = launches_of(self.program, kernel)
+        if not launches or not self.relations_complete(kernel):
+            return {}
+        common: dict[str, int] | None = None
+        for launch in launches:
+            if launch.api != "<<<>>>" or len(launch.args) != len(kernel.params):
+                return {}
+            hv = HostValues(self.program, self.program.functions[launch.host_function])
+            found = {}
+            for param, arg in zip(kernel.params, launch.args):
+                if any(src.startswith(PARAMETER) for src in hv.sources(arg)):
+                    continue
+                value = hv.constant(arg)
+                if isinstance(value, int) and not isinstance(value, bool):
+                    found[param.key] = value
+            common = found if common is None else {k: v for k, v in common.items() if found.get(k) == v}
+        return common or {}
+
+    def relations_complete(self, kernel: Function) -> bool:
+        """Are this file's launches all the launches the project knows of the kernel?"""
+        if self.project is None:
+            return True
+        local = {launch_site_block_dim(self.program, l) for l in launches_of(self.program, kernel)}
+        return set(self.project.shapes(kernel.key, kernel.instance_of is not None)) <= local
 
     def origin(self, kernel: Function) -> str:
         """Where block_dim's answer comes from, for messages."""

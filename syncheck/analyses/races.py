@@ -149,6 +149,32 @@ class _Concurrency:
             out.append(("second", loop))  # b's iteration, then a's in the next one
         return out or [("same", None)]
 
+    def last_iterations(self, x: Access, y: Access) -> set[int]:
+        """Loops (statement ids) that ``x`` must be in the last iteration of to run in one
+        interval with ``y``: loops around x and not y whose every cycle meets a barrier and
+        that are left only through their test, when y comes after the loop (reached from x)
+        and not before it. Leaving such a loop takes its test failing right after x's
+        iteration, with no barrier in between."""
+        if x.instance is not None or y.instance is not None:
+            return set()
+        if y.point not in self._from(x.point) or x.point in self._from(y.point):
+            return set()
+        out = set()
+        blocks = self.ka.cfg.blocks
+        for loop in self.kernel.loops_containing(x.point[0]):
+            if y.point[0] in loop.blocks or loop.barrier_free_cycle:
+                continue
+            if any(d[0] not in loop.blocks and x.point in self._from(d) and y.point in self._from(d)
+                   for d in self.divergent):
+                continue  # threads parted before the loop: x may be in any iteration
+            header = blocks[loop.header]
+            if header.branch_stmt is None or header.branch_stmt.kind not in ("FOR_STMT", "WHILE_STMT"):
+                continue
+            if any(s not in loop.blocks for b in loop.blocks if b != loop.header for s in blocks[b].succs):
+                continue  # a break or return leaves it from inside
+            out.add(header.branch_stmt.id)
+        return out
+
     def __call__(self, a: Access, b: Access) -> bool:
         if a.point == b.point and a.instance == b.instance:
             if a.instance is None or a.local_point == b.local_point:
@@ -202,13 +228,14 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
                     count_decision("fast: each thread its own element")
                     continue
                 verdict = None
+                last = (block_concurrent.last_iterations(a, b), block_concurrent.last_iterations(b, a))
                 for iteration in block_concurrent.iterations(a, b):
                     if iteration[0] == "same":
                         fast = _never_the_same_element(ka, a, b)
                         if fast is not None:
                             count_decision(f"fast: {fast}")
                             continue
-                    verdict = _check_pair(ka, a, b, iteration=iteration)
+                    verdict = _check_pair(ka, a, b, iteration=iteration, last=last)
                     if verdict is not None:
                         break
                 if verdict == UNDECIDED:
@@ -224,7 +251,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
                 if intra_only:
                     # Lanes of one warp cannot be in different iterations of a loop whose
                     # cycle holds a __syncwarp(): decide again with the warp's intervals.
-                    verdict = _check_pair(ka, a, b, ka.warp_intervals, iteration)
+                    verdict = _check_pair(ka, a, b, ka.warp_intervals, iteration, last)
                     if verdict in (None, UNDECIDED):
                         if verdict == UNDECIDED:
                             undecided.append((a, b))
@@ -323,7 +350,7 @@ def _strip(node: Node) -> Node:
 
 
 def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierIntervals | None = None,
-                iteration: tuple[str, object] = ("same", None)):
+                iteration: tuple[str, object] = ("same", None), last: tuple[set, set] = (set(), set())):
     """None when no race is possible (or syncheck cannot tell); otherwise
     (all conflicts are between lanes of one warp, an example pair of threads)."""
     z3 = z3_module()
@@ -338,6 +365,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
                   later if relation == "second" else None)
     e2 = Encoder(2, shared, _varying_loop_vars(ka, b, intervals), dims, ka.program,
                   later if relation == "first" else None)
+    e1.last_iterations, e2.last_iterations = last
     solver = z3.Solver()
     solver.set("rlimit", RESOURCE_LIMIT)
     try:
@@ -398,29 +426,46 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
             solver.add(sym > -SYMBOL_RANGE, sym < SYMBOL_RANGE)
     for k in e1.iteration_counters + e2.iteration_counters:
         solver.add(k >= 0, k < 64)
+    solver.add(*e1.facts, *e2.facts)
     # Each access stays inside its array (out-of-bounds indexing is a different bug).
     for idx, acc in ((idx_a, a), (idx_b, b)):
         for value, extent in zip(idx, acc.extents):
             if extent is not None:
                 solver.add(value >= 0, value < extent)
+    # So do the other accesses of the same statement that the thread makes under the same
+    # conditions: `buf[t - 256] += buf[t]` is made only by threads whose t fits buf, which
+    # bounds the block shapes a pair can need.
+    for enc, acc in ((e1, a), (e2, b)):
+        for other in _same_statement(ka, acc):
+            try:
+                values = _indices(enc, other)
+            except NotEncodable:
+                continue
+            for value, extent in zip(values, other.extents):
+                if extent is not None:
+                    solver.add(value >= 0, value < extent)
     for axis, form in ka.block_relations.items():
         term = relation_term(e1, form)
         if term is not None:
             solver.add(dims[axis] == term)  # what the launches pass as the block size
+    for key, value in ka.argument_constants.items():
+        if key in shared:
+            solver.add(shared[key] == value)  # what every launch passes for the parameter
     if ka.kernel.launch_bounds and not shape:
         solver.add(bx * by * bz <= ka.kernel.launch_bounds)
     solver.add(z3.Or(*[x != y for x, y in zip(e1.tid, e2.tid)]))
     solver.add(*same_element)
-    solver.push()
-    solver.add(*[g for g, _ in guards])
-    verdict = solver.check()
+    facts = list(solver.assertions())
+    verdict, solver = _decide(z3, facts + [g for g, _ in guards])
     if verdict == z3.unknown:
         # Decisions the whole block takes alike (often divisions of parameters) are the
         # costly part and do not tell the two threads apart: decide again without them.
-        solver.pop()
-        solver.push()
-        solver.add(*[g for g, level in guards if level > Level.BLOCK])
-        verdict = solver.check()
+        # A decision that names a value each thread has for itself (a loop counter the
+        # threads run out of step, `x < d`) does tell them apart and stays.
+        own = set(shared)
+        kept = [g for g, level in guards if level > Level.BLOCK or not _only_symbols(g, own)]
+        if len(kept) < len(guards):
+            verdict, solver = _decide(z3, facts + kept)
     if verdict == z3.unknown:
         count_decision("solver: unknown")
         return UNDECIDED
@@ -430,16 +475,50 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     count_decision("solver: sat")
     # Is there a conflict between threads of different warps?
     across = e1.linear() / 32 != e2.linear() / 32
-    solver.push()
-    solver.add(across)
-    inter = solver.check() == z3.sat
-    if not inter:
-        solver.pop()
+    inter_verdict, inter_solver = _decide(z3, list(solver.assertions()) + [across])
+    inter = inter_verdict == z3.sat
+    if inter:
+        solver = inter_solver
     example = smallest_example(solver, e1, e2, None if shape else dims)
     if example is None:
         return (not inter, None, shape)
     threads, found_shape = example
     return (not inter, threads, shape or found_shape)
+
+
+def _same_statement(ka: KernelAccesses, acc: Access) -> list[Access]:
+    """Accesses to arrays of known size in the same statement as ``acc``, made under the same
+    conditions (not in another arm of a `?:` or behind a `&&`)."""
+    return [c for c in ka.accesses if c is not acc and c.point == acc.point and c.instance == acc.instance
+            and c.local_point == acc.local_point and c.guards == acc.guards and c.scope is acc.scope
+            and any(e is not None for e in c.extents)]
+
+
+def _decide(z3, assertions: list):
+    """Check the assertions with a solver of their own. A solver that has been pushed works
+    incrementally and skips the preprocessing that settles products of a thread index and a
+    parameter (`tx * d + x` against `ty * d + y`), leaving such pairs undecided."""
+    solver = z3.Solver()
+    solver.set("rlimit", RESOURCE_LIMIT)
+    solver.add(*assertions)
+    return solver.check(), solver
+
+
+def _only_symbols(term, names: set[str]) -> bool:
+    """Are all the free symbols of a z3 term among ``names`` (and the block shape)?"""
+    z3 = z3_module()
+    seen, work = set(), [term]
+    while work:
+        t = work.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            name = t.decl().name()
+            if name not in names and not name.startswith("blockDim."):
+                return False
+        work.extend(t.children())
+    return True
 
 
 def _flattened(values: list, acc: Access):

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 from syncheck.analyses import primitives as P
 from syncheck.analyses.async_ops import NAMED_SYNC, events_of
-from syncheck.analyses.barrier_intervals import BarrierIntervals, first_test_passes
+from syncheck.analyses.barrier_intervals import (BarrierIntervals, admitted_block_shapes, first_test_passes,
+                                                 first_test_passes_for_all)
 from syncheck.analyses.constants import integer_constant
 from syncheck.analyses.preconditions import kernel_preconditions, known_parameters
 from syncheck.analyses.reaching_definitions import reaching_definitions
@@ -49,6 +50,15 @@ class Scope:
     # Loop counters: var -> (initial value, "+" | "-" | ">>" | "<<", constant step, line of
     # the update: counters updated on one line, as in 'k += R, i += R', advance together)
     inductions: dict[str, "Induction"] = field(default_factory=dict)
+    # Variables given their only value by one assignment statement of the function's body
+    # itself (not inside a branch or loop): `ai = threadIdx.x;` into an `int&` parameter or a
+    # local declared without a value. var -> (value, scope it is read in or None for this
+    # one, where the statement ends): reads after that point see the value.
+    later_defs: dict[str, tuple[Node, "Scope | None", int]] = field(default_factory=dict)
+    # Variables carried from one loop into the next (a scan's `offset`, doubled in the
+    # up-sweep and halved in the down-sweep): var -> one induction per loop, in order; each
+    # loop starts from the value the previous one left.
+    phases: dict[str, list["Induction"]] = field(default_factory=dict)
 
     def __hash__(self) -> int:
         return id(self)
@@ -97,11 +107,41 @@ def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> 
     """Where a function's names resolve for the symbolic encoder, in one calling context."""
     single, multi, init = _definitions(fn)
     scope = Scope(analysis, bindings, single, multi)
-    scope.inductions = _inductions(fn, init)
+    scope.inductions, scope.phases = _inductions(fn, init)
+    scope.later_defs = {k: (value, None, end) for k, (value, end) in _top_level_assignments(fn, init).items()}
     defs = reaching_definitions(fn.params, analysis.cfg, analysis.cfg.reachable(), multi)
     scope.reaching = defs.unique
     scope.loop_counters = _loop_counters(fn, defs.several)
     return scope
+
+
+def _top_level_assignments(fn: Function, init: dict[str, Node]) -> dict[str, tuple[Node, int]]:
+    """Locals declared without a value and parameters that get exactly one assignment, a
+    statement of the body itself (so it runs once, before everything that follows it)."""
+    if fn.body is None:
+        return {}
+    assigned: dict[str, int] = {}
+    for n in fn.body.walk():
+        t = None
+        if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGN and n.children:
+            t = _strip(n.children[0])
+        elif n.kind == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--", "&") and n.children:
+            t = _strip(n.children[0])
+        if t is not None and t.kind == "DECL_REF_EXPR" and t.decl is not None:
+            assigned[t.decl.key] = assigned.get(t.decl.key, 0) + 1
+    params = {p.key for p in fn.params}
+    out = {}
+    for stmt in fn.body.children:
+        n = _strip(stmt)
+        if n.kind != "BINARY_OPERATOR" or n.op != "=" or len(n.children) != 2:
+            continue
+        target = _strip(n.children[0])
+        if target.kind != "DECL_REF_EXPR" or target.decl is None:
+            continue
+        key = target.decl.key
+        if assigned.get(key) == 1 and key not in init and (key in params or target.decl.storage == "local"):
+            out[key] = (n.children[1], stmt.end)
+    return out
 
 
 def _loop_counters(fn: Function, several: dict[int, tuple]) -> dict[int, "Induction"]:
@@ -136,7 +176,8 @@ def _loop_counters(fn: Function, several: dict[int, tuple]) -> dict[int, "Induct
         if use not in nodes or start.id in nodes:
             continue
         op, step = _counter_step(update)
-        out[use] = Induction(init, op, step, update.line, loop.id, None if is_increment else update.start)
+        out[use] = Induction(init, op, step, update.line, loop.id, None if is_increment else update.start,
+                             loop_stmt=loop)
     return out
 
 
@@ -221,9 +262,10 @@ def _strip(n: Node) -> Node:
     return strip_wrappers(n, POINTER_WRAPPERS)
 
 
-def _inductions(fn: Function, single_init: dict[str, Node]) -> dict[str, "Induction"]:
+def _inductions(fn: Function, single_init: dict[str, Node]):
     """Variables with one initial value and one update by a step the loop does not change
-    (i += 4, s >>= 1, x += blockDim.x)."""
+    (i += 4, s >>= 1, x += blockDim.x); and variables with one such update in each of
+    several loops that follow one another, outside any other loop (phases)."""
     updates: dict[str, list[tuple[str, int | None]]] = {}
     loop_of = _innermost_loops(fn.body)
     for n in fn.body.walk():
@@ -249,14 +291,28 @@ def _inductions(fn: Function, single_init: dict[str, Node]) -> dict[str, "Induct
         if target is not None and target.kind == "DECL_REF_EXPR" and target.decl is not None:
             updates.setdefault(target.decl.key, []).append((op, step, n))
     out = {}
+    phases: dict[str, list[Induction]] = {}
     for key, ups in updates.items():
         if len(ups) == 1 and ups[0][1] is not None and ups[0][0] != "=" and key in single_init:
             update = ups[0][2]
             loop, is_increment = loop_of.get(update.id, (None, False))
             out[key] = Induction(single_init[key], ups[0][0], ups[0][1], update.line,
                                  loop.id if loop is not None else None,
-                                 None if is_increment else update.start)
-    return out
+                                 None if is_increment else update.start, loop)
+        elif len(ups) > 1 and key in single_init and all(st is not None and op != "=" for op, st, _ in ups):
+            steps = []
+            for op, step, update in ups:
+                loop, is_increment = loop_of.get(update.id, (None, False))
+                if loop is None or loop.kind not in ("FOR_STMT", "WHILE_STMT") or loop.id in loop_of:
+                    break  # outside a loop, or in a loop inside another one
+                steps.append(Induction(single_init[key], op, step, update.line, loop.id,
+                                       None if is_increment else update.start, loop))
+            else:
+                steps.sort(key=lambda i: i.loop_stmt.start)
+                if len({i.loop for i in steps}) == len(steps) and all(
+                        x.loop_stmt.end <= y.loop_stmt.start for x, y in zip(steps, steps[1:])):
+                    phases[key] = steps
+    return out, phases
 
 
 @dataclass(frozen=True)
@@ -270,6 +326,7 @@ class Induction:
     line: int
     loop: int | None      # the innermost loop statement holding the update
     body_offset: int | None  # where the update sits in the loop body; None: the loop's increment
+    loop_stmt: Node | None = field(default=None, compare=False)
 
     def updates_before(self, node: Node) -> int:
         """Updates of the current iteration that have run when ``node`` is evaluated."""
@@ -385,12 +442,14 @@ class KernelAccesses:
         self.expanded_calls: set[int] = set()  # call nodes whose callee body is in the CFG
         self._returning: set[str] = set()  # functions whose returned pointer is being followed
         self._field_keys: set[str] = set()  # object fields bound by a constructor
+        self._scoping: set[str] = set()  # functions whose out-parameters are being followed
         self.contexts: dict[int, _BlockContext] = {}
         # inlined calls: instance id -> (callee block intervals, callee warp intervals)
         self.instances: dict[int, tuple[BarrierIntervals, BarrierIntervals]] = {}
         self.uses_y, self.uses_z = _uses_dimensions(program, kernel)
         self.launch_block_dim = service.launch_shapes.block_dim(kernel)
         self.block_relations = service.launch_shapes.relations(kernel)
+        self.argument_constants = service.launch_shapes.argument_constants(kernel)
         self.unknown_barrier_calls = False
         self._known_parameters: dict[str, int] | None = None
         root = self._scope(kernel, self.analysis, {})
@@ -418,6 +477,11 @@ class KernelAccesses:
     # -- the kernel's CFG with synchronizing helpers expanded --
     def _runs_once(self, loop: Node) -> bool:
         shape = self.service.default_block_dim or self.kernel.block_dim or self.launch_block_dim
+        if shape is None and not self.block_relations:
+            # No launch fixes the shape: the loop runs once if it does for every shape the
+            # race pairs are decided for (`d = blockDim.x / 2; d > 0` does for whole warps).
+            return first_test_passes_for_all(loop, admitted_block_shapes(
+                self.uses_y, self.uses_z, self.kernel.launch_bounds))
         if self._known_parameters is None:
             self._known_parameters = known_parameters(self.kernel, shape)
         return first_test_passes(loop, shape, self._known_parameters)
@@ -520,7 +584,54 @@ class KernelAccesses:
             target = self._pointer_target(init, scope)
             if target is not None:
                 scope.pointer_alias[key] = target
+        if fn.key not in self._scoping:
+            self._scoping.add(fn.key)
+            try:
+                self._out_parameters(fn, scope)
+            finally:
+                self._scoping.discard(fn.key)
         return scope
+
+    def _out_parameters(self, fn: Function, scope: Scope) -> None:
+        """Locals that a call statement of the body fills through an `int&` parameter the
+        callee assigns once (`load(s, ai, bi);` with `ai = threadIdx.x;` inside): after that
+        statement they hold the callee's value, read in the callee's context."""
+        uses: dict[str, int] = {}
+        for n in fn.body.walk():
+            if n.kind == "DECL_REF_EXPR" and n.decl is not None:
+                uses[n.decl.key] = uses.get(n.decl.key, 0) + 1
+        declared_bare = {n.decl.key for n in fn.body.walk()
+                         if n.kind == "VAR_DECL" and n.decl is not None and not n.children}
+        for stmt in fn.body.children:
+            call = _strip(stmt)
+            if call.kind != "CALL_EXPR" or P.classify(call) is not None:
+                continue
+            callee = self.program.resolve_call(call.decl)
+            if callee is None or callee.body is None or callee.is_lambda or callee.has_errors:
+                continue
+            args = call_args(call)
+            outs = []
+            for param, arg in zip(callee.params, args):
+                target = _strip(arg)
+                if "&" not in param.type or "const" in param.type or target.kind != "DECL_REF_EXPR" \
+                        or target.decl is None or target.decl.key not in declared_bare \
+                        or target.decl.key in scope.later_defs:
+                    continue
+                # Written nowhere else: every other mention of it comes after this call.
+                if any(n.start < stmt.start for n in fn.body.walk() if n.kind == "DECL_REF_EXPR"
+                       and n.decl is not None and n.decl.key == target.decl.key) or uses[target.decl.key] < 1:
+                    continue
+                outs.append((param, target.decl.key))
+            if not outs:
+                continue
+            arg_values = tuple(scope.analysis.values.get(a.id, _U) for a in args)
+            sub = self.service.analyze(callee, arg_values[:len(callee.params)] + tuple(
+                _U for _ in callee.params[len(arg_values):]), shape=self.analysis.shape)
+            callee_scope = self._scope(callee, sub, self._call_bindings(call, callee, args, scope))
+            for param, key in outs:
+                value = callee_scope.later_defs.get(param.key)
+                if value is not None and value[1] is None:
+                    scope.later_defs[key] = (value[0], callee_scope, stmt.end)
 
     def _call_bindings(self, call: Node, callee: Function, args: list[Node], scope: Scope) -> dict:
         """What the callee's names stand for: its parameters bound to the arguments, and for a

@@ -113,6 +113,13 @@ class Encoder:
         self.tid = [bitvector(self.z3, f"t{thread}.{a}") for a in "xyz"]
         self.private: dict[str, object] = {}
         self.iteration_counters: list = []
+        # Constraints that come with the terms made (what a loop's trip count satisfies).
+        self.facts: list = []
+        self._trips: dict[str, object] = {}
+        # Iteration counts fixed while a loop's test is evaluated at its trip count.
+        self.counter_override: dict[str, object] = {}
+        # Loops (statement ids) this thread is in the last iteration of.
+        self.last_iterations: set[int] = set()
 
     def sym(self, name: str, per_thread: bool):
         if per_thread:
@@ -188,6 +195,10 @@ class Encoder:
             return constant_term(z3, 32)
         if d.value is not None and isinstance(d.value, int):
             return constant_term(z3, d.value)
+        later = scope.later_defs.get(d.key)
+        if later is not None and node.start >= later[2]:
+            value, value_scope, _ = later
+            return self.expr(value, value_scope or scope, depth + 1)
         if d.key in scope.bindings:
             arg, arg_scope = scope.bindings[d.key]
             return self.expr(arg, arg_scope, depth + 1)
@@ -210,18 +221,17 @@ class Encoder:
                     raise
             induction = scope.loop_counters.get(node.id) or scope.inductions.get(d.key)
             if induction is not None:
-                # One iteration count per loop: the inductions of a loop move together.
-                where = induction.loop if induction.loop is not None else f"line {induction.line}"
-                k = self.sym(f"iter:{scope.analysis.function.key}:{where}", per_thread=d.key in self.varying)
-                self.iteration_counters.append(k)
-                count = k + induction.updates_before(node)
+                count = self._counter(induction, scope, d.key) + induction.updates_before(node)
                 start = self.expr(induction.init, scope, depth + 1)
-                step = induction.step
-                if isinstance(step, Node):
-                    step = self.expr(step, scope, depth + 1)
-                return {"+": lambda: start + count * step, "-": lambda: start - count * step,
-                        ">>": lambda: z3.LShR(start, count * step),
-                        "<<": lambda: start << (count * step)}[induction.op]()
+                return self._stepped(induction, start, count, scope, depth)
+            phases = scope.phases.get(d.key)
+            if phases is not None:
+                try:
+                    carried = self._carried(phases, node, scope, d.key, depth)
+                except NotEncodable:
+                    carried = None  # a loop's trip count differs between threads
+                if carried is not None:
+                    return carried
             reached = scope.reaching.get(node.id)
             if reached is INCOMING:
                 return self.sym(d.key, per_thread=False)
@@ -240,6 +250,90 @@ class Encoder:
             if value is not None and value.level <= Level.BLOCK:
                 return self.sym(d.key, per_thread=d.key in self.varying)
         raise NotEncodable()
+
+    def _counter(self, induction, scope: Scope, key: str):
+        """The iteration count of the induction's loop: one per loop (the inductions of a
+        loop move together); in a loop's last iteration, its trip count less one."""
+        where = induction.loop if induction.loop is not None else f"line {induction.line}"
+        name = f"iter:{scope.analysis.function.key}:{where}"
+        if name in self.counter_override:
+            return self.counter_override[name]
+        if induction.loop is not None and induction.loop in self.last_iterations and \
+                induction.loop_stmt is not None:
+            try:
+                return self.trip_count(induction.loop_stmt, scope) - 1
+            except NotEncodable:
+                pass  # threads may leave the loop after different counts: any iteration
+        k = self.sym(name, per_thread=key in self.varying)
+        self.iteration_counters.append(k)
+        return k
+
+    def _stepped(self, induction, start, count, scope: Scope, depth: int):
+        z3 = self.z3
+        step = induction.step
+        if isinstance(step, Node):
+            step = self.expr(step, scope, depth + 1)
+        return {"+": lambda: start + count * step, "-": lambda: start - count * step,
+                ">>": lambda: z3.LShR(start, count * step),
+                "<<": lambda: start << (count * step)}[induction.op]()
+
+    def _carried(self, phases, node: Node, scope: Scope, key: str, depth: int):
+        """A variable updated in several loops one after another, at ``node``: inside one of
+        them, that loop's induction from the value the loops before it left; between them,
+        the value the last loop before ``node`` left. None where it cannot be told."""
+        for i, phase in enumerate(phases):
+            loop = phase.loop_stmt
+            if node.start >= loop.end:
+                continue
+            if node.start < loop.start:
+                break
+            count = self._counter(phase, scope, key) + phase.updates_before(node)
+            return self._stepped(phase, self._phase_start(phases, i, scope, depth), count, scope, depth)
+        done = [i for i, p in enumerate(phases) if p.loop_stmt.end <= node.start]
+        if not done:
+            return None  # before the first loop: the ordinary definitions apply
+        return self._phase_start(phases, done[-1] + 1, scope, depth)
+
+    def _phase_start(self, phases, i: int, scope: Scope, depth: int):
+        """The value the variable has when loop ``i`` starts (when ``i`` is past the last loop,
+        the value the last one leaves)."""
+        if i == 0:
+            return self.expr(phases[0].init, scope, depth + 1)
+        before = phases[i - 1]
+        trips = self.trip_count(before.loop_stmt, scope)
+        return self._stepped(before, self._phase_start(phases, i - 1, scope, depth), trips, scope, depth)
+
+    def trip_count(self, loop: Node, scope: Scope):
+        """How many times a loop whose test the whole block takes alike runs: the first
+        iteration count at which its test fails (its inductions at that count)."""
+        z3 = self.z3
+        fn = scope.analysis.function.key
+        name = f"trip:{fn}:{loop.id}"
+        if name in self._trips:
+            return self._trips[name]
+        cond = loop.child_by_role("cond")
+        level = scope.analysis.values.get(cond.id) if cond is not None else None
+        if cond is None or level is None or level.level > Level.BLOCK:
+            raise NotEncodable()  # threads may leave it after different counts
+        trips = self.sym(name, per_thread=False)
+        self._trips[name] = trips
+        self.facts += [trips >= 0, trips < 64]
+        counter = f"iter:{fn}:{loop.id}"
+        saved = self.counter_override.get(counter)
+        try:
+            self.counter_override[counter] = trips
+            fails = z3.Not(self.cond(cond, scope))
+            self.counter_override[counter] = trips - 1
+            passed = self.cond(cond, scope)
+            self.facts += [fails, z3.Or(trips == 0, passed)]
+        except NotEncodable:
+            pass  # only bounded
+        finally:
+            if saved is None:
+                self.counter_override.pop(counter, None)
+            else:
+                self.counter_override[counter] = saved
+        return trips
 
     def _advanced(self, update: Node, ref: Node, scope: Scope, depth: int):
         """A variable's value one iteration later: its update applied to its value now."""
@@ -375,6 +469,10 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
     bx, by, bz = dims
     if not shape:
         solver.add(bx >= 1, bx <= 1024, by >= 1, by <= 1024, bz >= 1, bz <= 64, z3.ULE(bx * by * bz, 1024))
+        choices = service.launch_shapes.shape_choices(root) if root.kind == "kernel" else None
+        if choices:
+            # The launches pick among a few shapes: the decision must be the same under each.
+            solver.add(z3.Or(*[z3.And(bx == x, by == y, bz == z) for x, y, z in choices]))
     for enc in (e1, e2):
         tx, ty, tz = enc.tid
         solver.add(tx >= 0, tx < bx, ty >= 0, ty < by, tz >= 0, tz < bz)
@@ -385,10 +483,15 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
             solver.add(sym > -SYMBOL_RANGE, sym < SYMBOL_RANGE)
     for k in e1.iteration_counters + e2.iteration_counters:
         solver.add(k >= 0, k < SYMBOL_RANGE)
+    solver.add(*e1.facts, *e2.facts)
     for axis, form in service.launch_shapes.relations(root).items():
         term = relation_term(e1, form)
         if term is not None:
             solver.add(dims[axis] == term)
+    if root.kind == "kernel":
+        for key, value in service.launch_shapes.argument_constants(root).items():
+            if key in shared:
+                solver.add(shared[key] == value)  # what every launch passes for it
     from syncheck.analyses.preconditions import kernel_preconditions
     for fact, holds in kernel_preconditions(root) if root.kind == "kernel" else ():
         try:
