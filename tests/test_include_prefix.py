@@ -50,12 +50,17 @@ def _prefix(path):
     return include_prefix.get(str(path), path.read_bytes(), _args(path), lambda f: True)
 
 
-def test_leading_includes_stop_at_the_first_other_line(tmp_path):
+def test_leading_includes_stop_at_the_first_other_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     (tmp_path / "local.h").write_text("#pragma once\n")
     source = (b"/* licence\n   text */\n#pragma once\n#include \"local.h\" // why\n\n"
               b"#include <vector>\n#define X 1\n#include <string>\n")
     assert include_prefix.leading_includes(source, str(tmp_path)) == [
         f'"{tmp_path}/local.h"', "<vector>"]
+    # a file named by a relative path: the prefix ends before a header found beside it
+    os.chdir(tmp_path.parent)
+    assert include_prefix.leading_includes(b'#include <vector>\n#include "local.h"\n',
+                                           tmp_path.name) == ["<vector>"]
     # a quoted name not in the file's folder resolves through the search path, as written
     assert include_prefix.leading_includes(b'#include "elsewhere.h"\nint x;\n', str(tmp_path)) == [
         '"elsewhere.h"']

@@ -8,9 +8,9 @@ so that part is precompiled too:
 
 - the *prefix* of a file is its leading ``#include "..."`` / ``#include <...>`` lines
   (blank lines, comments and ``#pragma once`` may sit between them; anything else ends
-  it). A quoted name found in the file's own folder is written with that folder's absolute
-  path (the name clang itself would give the file); other names are kept as written and
-  resolve through the same search path;
+  it). A quoted name found in the file's own folder is written with that folder's path
+  (the name clang itself gives the file; when the file's path is relative, the prefix ends
+  before it); other names are kept as written and resolve through the same search path;
 - the precompiled header holds the model's forced include and the first K include lines,
   built with the file's exact arguments (its own folder included), function bodies kept
   (the analyses read the device bodies of project headers);
@@ -49,6 +49,8 @@ from syncheck.include_policy import current_guard
 PREFIX_PCH_VERSION = "1"
 _INCLUDE = re.compile(rb'#\s*include\s*(<[^<>"\r\n]+>|"[^<>"\r\n]+")\s*(?://.*)?')
 _PRAGMA_ONCE = re.compile(rb"#\s*pragma\s+once\s*(?://.*)?")
+# SYNCHECK_PREFIX_PCH=0 turns it off (to measure what it saves; results are the same).
+ENABLED = os.environ.get("SYNCHECK_PREFIX_PCH", "") != "0"
 # A prefix this long is cut: longer ones are rarely shared.
 MAX_PREFIX_INCLUDES = 24
 
@@ -84,6 +86,8 @@ def leading_includes(source: bytes, folder: str) -> list[str]:
         if name.startswith('"') and not os.path.isabs(name[1:-1]):
             local = f"{folder}/{name[1:-1]}"
             if os.path.isfile(local):
+                if not os.path.isabs(folder):
+                    break  # clang's name for it would be relative: the prelude cannot say it
                 name = f'"{local}"'
             elif os.path.lexists(os.path.join(precompiled.pch_dir(), name[1:-1])):
                 break  # the prelude's own folder would find something else
@@ -149,32 +153,33 @@ def get(path: str, source: bytes, args: list[str], allows) -> Prefix | None:
     arguments, with the forced include and its own folder); None: parse it plainly.
     ``allows(file)``: may this parse read that file (the include policy)."""
     _, forced = precompiled.split_forced_include(args)
-    if forced is None:
+    if forced is None or not ENABLED:
         return None
-    folder = os.path.dirname(os.path.abspath(path))
-    includes = leading_includes(source, folder)
+    # the folder as clang names it: a header found beside the file is named folder/name
+    includes = leading_includes(source, os.path.dirname(path) or ".")
     if not includes:
         return None
     main_real = os.path.realpath(path)
     cache = precompiled.pch_dir()
-    asked_before = None
+    wanted = []  # prefixes another file asked for too, longest first
     for count in range(len(includes), 0, -1):
-        key = prefix_key(args, includes[:count])
-        stem = cache / f"prefix-{key}"
+        stem = cache / f"prefix-{prefix_key(args, includes[:count])}"
         found = _usable(stem, main_real, allows)
         if found is not None:
             return found
-        if asked_before is None and _asked_by_another(stem, main_real):
-            asked_before = (stem, includes[:count])
-    if asked_before is None:
-        return None
-    stem, chosen = asked_before
-    with precompiled._Lock(stem.with_suffix(".lock")):
-        found = _usable(stem, main_real, allows)
-        if found is None and not precompiled._still_failing(stem.with_suffix(".failed"), args):
-            _build(stem, chosen, args)
+        if _asked_by_another(stem, main_real):
+            wanted.append((stem, includes[:count]))
+    for stem, chosen in wanted:  # the longest that builds (one with an error does not)
+        if precompiled._still_failing(stem.with_suffix(".failed"), args):
+            continue
+        with precompiled._Lock(stem.with_suffix(".lock")):
             found = _usable(stem, main_real, allows)
-    return found
+            if found is None and not precompiled._still_failing(stem.with_suffix(".failed"), args):
+                _build(stem, chosen, args)
+                found = _usable(stem, main_real, allows)
+        if found is not None:
+            return found
+    return None
 
 
 def _usable(stem: Path, main_real: str, allows) -> Prefix | None:
@@ -263,7 +268,11 @@ def _build(stem: Path, includes: list[str], args: list[str]) -> None:
             included_by.setdefault(source, []).append(inc.include.name)
             if inc.depth == 1 and source == str(prelude):
                 direct.append(inc.include.name)
-        if not _guarded(tu, direct):
+        # A system header without a guard (glibc's <stdlib.h> guards only its inner part,
+        # <assert.h> none) read again adds only redeclarations to system code, which is
+        # never lowered; a project header read again would define its functions twice.
+        system = tuple(args[i + 1] for i, a in enumerate(args[:-1]) if a == "-isystem") + ("/usr/",)
+        if not _guarded(tu, [name for name in direct if not name.startswith(system)]):
             return fail("a header of the prefix has no include guard")
         files = []
         for name in [str(prelude)] + list(read):
