@@ -9,8 +9,8 @@ so that part is precompiled too:
 - the *prefix* of a file is its leading ``#include "..."`` / ``#include <...>`` lines
   (blank lines, comments and ``#pragma once`` may sit between them; anything else ends
   it). A quoted name found in the file's own folder is written with that folder's path
-  (the name clang itself gives the file; when the file's path is relative, the prefix ends
-  before it); other names are kept as written and resolve through the same search path;
+  (the name clang itself gives the file, made absolute); other names are kept as written
+  and resolve through the same search path;
 - the precompiled header holds the model's forced include and the first K include lines,
   built with the file's exact arguments (its own folder included), function bodies kept
   (the analyses read the device bodies of project headers);
@@ -86,8 +86,6 @@ def leading_includes(source: bytes, folder: str) -> list[str]:
         if name.startswith('"') and not os.path.isabs(name[1:-1]):
             local = f"{folder}/{name[1:-1]}"
             if os.path.isfile(local):
-                if not os.path.isabs(folder):
-                    break  # clang's name for it would be relative: the prelude cannot say it
                 name = f'"{local}"'
             elif os.path.lexists(os.path.join(precompiled.pch_dir(), name[1:-1])):
                 break  # the prelude's own folder would find something else
@@ -155,8 +153,11 @@ def get(path: str, source: bytes, args: list[str], allows) -> Prefix | None:
     _, forced = precompiled.split_forced_include(args)
     if forced is None or not ENABLED:
         return None
-    # the folder as clang names it: a header found beside the file is named folder/name
-    includes = leading_includes(source, os.path.dirname(path) or ".")
+    # a header found beside the file: clang names it folder/name (the folder as the file's
+    # path spells it; made absolute here when relative, which only paths in the output
+    # could show, and those are made absolute anyway)
+    folder = os.path.dirname(path)
+    includes = leading_includes(source, folder if os.path.isabs(folder) else os.path.abspath(folder))
     if not includes:
         return None
     main_real = os.path.realpath(path)
