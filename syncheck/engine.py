@@ -365,8 +365,7 @@ def _one_per_place(findings: list[Finding]) -> list[Finding]:
 
 def _project_includes(parsed) -> list[str]:
     out = set()
-    for inc in parsed.tu.get_includes():
-        name = inc.include.name if inc.include is not None else ""
+    for name in parsed.included_files():
         # CUDA's own headers (model or real) are part of the cache key, not dependencies.
         if name and not name.startswith(("/usr/",) + cuda_declaration_prefixes()):
             out.add(os.path.abspath(name))

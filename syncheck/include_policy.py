@@ -165,6 +165,19 @@ def guarding(policy: IncludePolicy | None) -> Iterator[IncludeGuard | None]:
         _current.reset(token)
 
 
+def current_guard() -> IncludeGuard | None:
+    return _current.get()
+
+
+def allowed_by_current(args: list[str]):
+    """``allows(path)`` for a parse with ``args`` under the current guard (everything when none)."""
+    guard = _current.get()
+    if guard is None:
+        return lambda path: True
+    policy = guard.policy.with_roots(_trusted_arg_paths(args))
+    return lambda path: guard.allows(path, policy)
+
+
 def read_allowed_file(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
     """Read a file that analyzed code names (e.g. CuPy ``RawModule(path=...)``): a regular
     file within the size limit and, while a policy applies, under its roots."""

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import clang.cindex as ci
 
-from syncheck.frontend import precompiled
+from syncheck.frontend import include_prefix, precompiled
 from syncheck.frontend.clang_api import KEEP_GOING
-from syncheck.include_policy import guarded_parse, GuardedIndex
+from syncheck.include_policy import allowed_by_current, current_guard, guarded_parse, GuardedIndex
 from syncheck.frontend.cuda_headers import MODEL_DIR, STANDINS_DIR, RealHeaders
 
 FALLBACK_INCLUDE_DIR = Path(__file__).parent / "fallback_include"
@@ -123,6 +123,13 @@ class ParsedFile:
     problems: list[ParseProblem] = field(default_factory=list)
     headers: str = "model"      # which CUDA headers: "model" or "real"
     precompiled: bool = False   # the real headers came from a precompiled header
+    # Files read through a precompiled include prefix (the translation unit does not list them).
+    prefix_includes: tuple[str, ...] = ()
+
+    def included_files(self) -> list[str]:
+        """Every file the parse read (headers), as clang named them."""
+        names = [inc.include.name for inc in self.tu.get_includes() if inc.include is not None]
+        return names + list(self.prefix_includes)
 
     @property
     def missing_includes(self) -> list[ParseProblem]:
@@ -207,6 +214,10 @@ def parse_source(path: str, source: bytes, options: ParseOptions,
         if reuse:  # the language server: keep the translation unit and reparse it
             tu = _parse_tu(path, args + ["-I", parent], text, "model", reuse)
             return _classify(path, tu, source, "model", False)
+        if use_pch:
+            parsed = _parse_with_prefix(path, source, text, args + ["-I", parent])
+            if parsed is not None:
+                return parsed
         pch = precompiled.model_get(args, str(MODEL_DIR)) if use_pch else None
         if pch is not None and precompiled.model_usable_for(path, pch):
             base, _ = precompiled.split_forced_include(args)
@@ -235,6 +246,30 @@ def parse_source(path: str, source: bytes, options: ParseOptions,
     launch = str(STANDINS_DIR / "syncheck_device_launch.h")
     tu = _parse_tu(path, base + ["-include", launch, "-I", parent], text, "real", reuse)
     return _classify(path, tu, source, "real", False)
+
+
+def _parse_with_prefix(path: str, source: bytes, text: str, args: list[str]) -> ParsedFile | None:
+    """The parse with the precompiled prefix of the file's include lines (include_prefix.py);
+    None when there is none or it cannot be used (then parse as usual)."""
+    prefix = include_prefix.get(path, source, args, allowed_by_current(args))
+    if prefix is None:
+        return None
+    guard = current_guard()
+    refused_before = len(guard.refused) if guard is not None else 0
+    base, _ = precompiled.split_forced_include(args)
+    try:
+        tu = _index().parse(path, args=base + ["-include-pch", prefix.pch],
+                            unsaved_files=[(path, text)], options=KEEP_GOING)
+    except ci.TranslationUnitLoadError:
+        tu = None
+    if tu is None or precompiled.load_failed(tu):
+        include_prefix.discard(prefix)
+        return None
+    if guard is not None and len(guard.refused) > refused_before:
+        return None  # a header is refused: the plain parse reads an empty one in its place
+    parsed = _classify(path, tu, source, "model", False)
+    parsed.prefix_includes = prefix.files
+    return parsed
 
 
 def _classify(path: str, tu: ci.TranslationUnit, source: bytes, headers: str,

@@ -1,2 +1,3 @@
 /* syncheck CUDA model header */
+#pragma once
 #include "cuda_runtime.h"

@@ -1,2 +1,3 @@
 /* syncheck CUDA model header */
+#pragma once
 #include "../cooperative_groups.h"
