@@ -123,6 +123,7 @@ class ParsedFile:
     problems: list[ParseProblem] = field(default_factory=list)
     headers: str = "model"      # which CUDA headers: "model" or "real"
     precompiled: bool = False   # the real headers came from a precompiled header
+    args: tuple[str, ...] = ()  # the arguments libclang parsed it with
 
     @property
     def missing_includes(self) -> list[ParseProblem]:
@@ -206,7 +207,7 @@ def parse_source(path: str, source: bytes, options: ParseOptions,
         args = options.clang_args()
         if reuse:  # the language server: keep the translation unit and reparse it
             tu = _parse_tu(path, args + ["-I", parent], text, "model", reuse)
-            return _classify(path, tu, source, "model", False)
+            return _classify(path, tu, source, "model", False, args + ["-I", parent])
         pch = precompiled.model_get(args, str(MODEL_DIR)) if use_pch else None
         if pch is not None and precompiled.model_usable_for(path, pch):
             base, _ = precompiled.split_forced_include(args)
@@ -216,11 +217,11 @@ def parse_source(path: str, source: bytes, options: ParseOptions,
             except ci.TranslationUnitLoadError:
                 tu = None  # an unreadable precompiled header
             if tu is not None and not precompiled.load_failed(tu):
-                return _classify(path, tu, source, "model", False)
+                return _classify(path, tu, source, "model", False, base + ["-include-pch", pch, "-I", parent])
             precompiled.discard(pch)
         tu = _index().parse(path, args=args + ["-I", parent], unsaved_files=[(path, text)],
                             options=KEEP_GOING)
-        return _classify(path, tu, source, "model", False)
+        return _classify(path, tu, source, "model", False, args + ["-I", parent])
     base = options.real_clang_args(real)
     pch = precompiled.get(base, real) if use_pch and precompiled.usable_for(path, source, real) else None
     if pch is not None:
@@ -230,16 +231,17 @@ def parse_source(path: str, source: bytes, options: ParseOptions,
         except ci.TranslationUnitLoadError:
             tu = None  # an unreadable precompiled header
         if tu is not None and not precompiled.load_failed(tu):
-            return _classify(path, tu, source, "real", True)
+            return _classify(path, tu, source, "real", True, base + ["-include-pch", pch, "-I", parent])
         precompiled.discard(pch)
     launch = str(STANDINS_DIR / "syncheck_device_launch.h")
     tu = _parse_tu(path, base + ["-include", launch, "-I", parent], text, "real", reuse)
-    return _classify(path, tu, source, "real", False)
+    return _classify(path, tu, source, "real", False, base + ["-include", launch, "-I", parent])
 
 
 def _classify(path: str, tu: ci.TranslationUnit, source: bytes, headers: str,
-              from_pch: bool) -> ParsedFile:
-    parsed = ParsedFile(path=path, tu=tu, source=source, headers=headers, precompiled=from_pch)
+              from_pch: bool, args: list[str]) -> ParsedFile:
+    parsed = ParsedFile(path=path, tu=tu, source=source, headers=headers, precompiled=from_pch,
+                        args=tuple(args))
     main = os.path.abspath(path)
     for diag in tu.diagnostics:
         if diag.severity < ci.Diagnostic.Error or _self_inclusion(diag):
