@@ -125,6 +125,7 @@ class ReusePlan:
         self.store.functions = self.recorded
         self.store.outline = self.outline
         self.store.lowerer = lowerer
+        self.store.last_reused, self.store.last_lowered = self.reused, self.lowered
 
 
 @dataclass
@@ -137,6 +138,8 @@ class DocumentStore:
     outline: list[tuple[str, int, int]] = field(default_factory=list)
     lowerer: object = None   # the last build's (it numbers nodes on, also after the build)
     node_ids_from: int = 0
+    last_reused: int = 0     # bodies the last build took from the one before, and lowered
+    last_lowered: int = 0
 
     @property
     def next_node_id(self) -> int:
@@ -149,6 +152,7 @@ class DocumentStore:
         self.functions = {}
         self.outline = []
         self.lowerer = None
+        self.last_reused = self.last_lowered = 0
 
 
 _STORES: dict[tuple[str, str], DocumentStore] = {}
