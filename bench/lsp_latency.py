@@ -1,20 +1,33 @@
 """Latency of the language server, measured through a real LSP client over stdio.
 
-On a generated 1,200-line CUDA file (bench/generate.py, fixed seed) it prints, for the server
-as shipped (translation units kept and reparsed with a precompiled preamble) and with
-`--no-reuse` (a fresh parse per analysis, the behaviour before):
+On a generated 1,200-line CUDA file (bench/generate.py, fixed seed) it prints, for three
+servers run one after the other in this run:
+- `--no-reuse`: a fresh parse per analysis;
+- `--no-incremental`: translation units kept and reparsed with a precompiled preamble, every
+  body lowered again;
+- the server as shipped: reparsed, and only the bodies an edit can have changed lowered again
+  (syncheck/ir/reuse.py);
+these figures:
 - first diagnostics: didOpen -> the first publishDiagnostics;
-- one-line edit: didChange (one line changed) -> its publishDiagnostics (median of N);
-- burst: 40 didChange messages sent 20 ms apart -> the publishDiagnostics of the last one.
-
-Each figure is wall time as the editor sees it, debounce included. Run:
-    python bench/lsp_latency.py [--lines 1200] [--edits 7]
+- body edit: didChange (one line inside a kernel's body changed, same length) -> its
+  publishDiagnostics (median of N);
+- top-level edit: one line outside any function changed (a macro's value, half way down the
+  file: the functions below it can mean something else) (median of N);
+- burst: 40 didChange messages sent 20 ms apart, each a longer number in one body -> the
+  publishDiagnostics of the last one;
+then the ratios shipped/--no-reuse and shipped/--no-incremental. Each figure is wall time as
+the editor sees it, debounce included, with the 1-minute load average when it was taken (the
+machine may be shared: compare figures of one run). `--phases` adds, in this process, where
+one warm re-analysis after a body edit spends its time (reparse, lowering, analyses),
+incremental and not, alternating. Run:
+    python bench/lsp_latency.py [--lines 1200] [--edits 7] [--phases]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -59,25 +72,28 @@ async def _measure(text: str, extra: list[str], edits: int, folder: Path) -> dic
         text_document=types.TextDocumentItem(uri=uri, language_id="cuda", version=version, text=text)))
     at, first = await until(version)
     out = {"first": at - start, "findings": len(first.diagnostics)}
+    out["first_load"] = os.getloadavg()[0]
     lines = text.split("\n")
-    target = next(i for i, line in enumerate(lines) if "float acc = 0.0f;" in line)
+    body_line, top_line = edit_lines(lines)
 
-    def change(n: int) -> None:
+    def change(n: int, line: int = body_line, old: str = "0.0f") -> None:
         nonlocal version
         version += 1
         edited = list(lines)
-        edited[target] = edited[target].replace("0.0f", f"{n}.0f")
+        edited[line] = edited[line].replace(old, old.replace("0", str(n), 1))
         client.text_document_did_change(types.DidChangeTextDocumentParams(
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
             content_changes=[types.TextDocumentContentChangeWholeDocument(text="\n".join(edited))]))
 
-    one = []
-    for n in range(edits):
-        start = time.perf_counter()
-        change(n + 1)
-        at, _ = await until(version)
-        one.append(at - start)
-    out["edit"] = statistics.median(one)
+    for name, line, old in (("edit", body_line, "0.0f"), ("top", top_line, " 10")):
+        one = []
+        for n in range(edits):
+            start = time.perf_counter()
+            change(n + 1, line, old)
+            at, _ = await until(version)
+            one.append(at - start)
+        out[name] = statistics.median(one)
+        out[name + "_load"] = os.getloadavg()[0]
     start = time.perf_counter()
     for n in range(40):
         change(100 + n)
@@ -85,6 +101,7 @@ async def _measure(text: str, extra: list[str], edits: int, folder: Path) -> dic
     sent = time.perf_counter()
     at, _ = await until(version)
     out["burst"] = at - sent
+    out["burst_load"] = os.getloadavg()[0]
     out["burst_from_first"] = at - start
     await client.shutdown_async(None)
     client.exit(None)
@@ -92,24 +109,100 @@ async def _measure(text: str, extra: list[str], edits: int, folder: Path) -> dic
     return out
 
 
+def edit_lines(lines: list[str]) -> tuple[int, int]:
+    """The line edited inside a body (the first kernel's accumulator: an edit near the top
+    of the file, the most that follows it) and the top-level line (a tile-size macro half
+    way down, 10 in the benchmark's text: the edits write 11..19)."""
+    body = next(i for i, line in enumerate(lines) if "float acc = 0.0f;" in line)
+    macros = [i for i, line in enumerate(lines) if line.startswith("#define TILE_")]
+    return body, macros[len(macros) // 2]
+
+
+def benchmark_text(lines: int) -> str:
+    text = generate(lines, seed=13).split("\n")
+    _, top = edit_lines(text)
+    text[top] = text[top].replace(" 16", " 10")
+    return "\n".join(text)
+
+
+def _phases(text: str, edits: int) -> None:
+    """One warm re-analysis after a body edit, in this process: time per phase, incremental
+    lowering and not, alternating (same process, same kept translation unit)."""
+    sys.path.insert(0, str(ROOT))
+    from syncheck import engine, header_choice
+    from syncheck.engine import Settings, analyze_file
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "bench.cu")
+        Path(path).write_text(text)
+        lines = text.split("\n")
+        body, _ = edit_lines(lines)
+        spent: dict[str, float] = {}
+
+        def timed(name, fn):
+            def run(*a, **k):
+                t = time.perf_counter()
+                try:
+                    return fn(*a, **k)
+                finally:
+                    spent[name] = spent.get(name, 0.0) + time.perf_counter() - t
+            return run
+        header_choice._parse = timed("reparse", header_choice._parse)
+        header_choice.build_program = timed("lowering", header_choice.build_program)
+        rows: dict[bool, list[dict[str, float]]] = {True: [], False: []}
+        for n in range(2 * edits + 2):
+            incremental = n % 2 == 0
+            settings = Settings(isolate=False, cache_dir=None)
+            settings.reuse_parse, settings.reuse_lowering = True, incremental
+            edited = list(lines)
+            edited[body] = edited[body].replace("0.0f", f"{n % 10}.0f")
+            spent.clear()
+            start = time.perf_counter()
+            analyze_file(path, settings, "\n".join(edited).encode())
+            total = time.perf_counter() - start
+            if n >= 2:  # the first of each: the translation unit and bodies are not kept yet
+                rows[incremental].append({"total": total, "reparse": spent["reparse"],
+                                          "lowering": spent["lowering"],
+                                          "analyses": total - spent["reparse"] - spent["lowering"]})
+        print(f"in this process, one body edit (median of {edits}; load {os.getloadavg()[0]:.2f}):")
+        for incremental in (False, True):
+            r = rows[incremental]
+            parts = "  ".join(f"{k} {statistics.median(x[k] for x in r) * 1000:.0f} ms"
+                              for k in ("total", "reparse", "lowering", "analyses"))
+            print(f"  {'incremental lowering' if incremental else 'every body lowered':<22} {parts}")
+        inc = statistics.median(x["total"] for x in rows[True])
+        full = statistics.median(x["total"] for x in rows[False])
+        print(f"  incremental / every body lowered = {inc / full:.2f}")
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--lines", type=int, default=1200)
     p.add_argument("--edits", type=int, default=7)
+    p.add_argument("--phases", action="store_true", help="also time one re-analysis's phases in this process")
     args = p.parse_args()
-    text = generate(args.lines, seed=13)
+    text = benchmark_text(args.lines)
     print(f"file: {len(text.splitlines())} lines (bench/generate.py, seed 13)")
-    print(f"{'server':<28} {'first diagnostics':>18} {'one-line edit':>14} {'after 40 edits':>15}")
+    print(f"{'server':<34} {'first diagnostics':>19} {'body edit':>17} {'top-level edit':>17} "
+          f"{'after 40 edits':>17}   (ms, [1-min load average])")
     results = {}
-    for label, extra in (("before (--no-reuse)", ["--no-reuse"]), ("after (reparse, preamble)", [])):
+    servers = (("fresh parse (--no-reuse)", ["--no-reuse"]),
+               ("reparse (--no-incremental)", ["--no-incremental"]),
+               ("incremental (as shipped)", []))
+    for label, extra in servers:
         with tempfile.TemporaryDirectory() as tmp:
             r = asyncio.run(_measure(text, extra, args.edits, Path(tmp)))
         results[label] = r
-        print(f"{label:<28} {r['first'] * 1000:>15.0f} ms {r['edit'] * 1000:>11.0f} ms "
-              f"{r['burst'] * 1000:>12.0f} ms   ({r['findings']} diagnostics)")
-    before, after = results["before (--no-reuse)"], results["after (reparse, preamble)"]
-    print(f"one-line edit: after/before = {after['edit'] / before['edit']:.2f}; "
-          f"burst: after/before = {after['burst'] / before['burst']:.2f}")
+        cells = [f"{r[k] * 1000:>8.0f} [{r[k + '_load']:.2f}]" for k in ("first", "edit", "top", "burst")]
+        print(f"{label:<34} {cells[0]:>19} {cells[1]:>17} {cells[2]:>17} {cells[3]:>17}   "
+              f"({r['findings']} diagnostics)")
+    shipped = results["incremental (as shipped)"]
+    for label, _ in servers[:2]:
+        other = results[label]
+        print(f"as shipped / {label}: " + ", ".join(
+            f"{name} {shipped[k] / other[k]:.2f}" for name, k in
+            (("first", "first"), ("body edit", "edit"), ("top-level edit", "top"), ("burst", "burst"))))
+    if args.phases:
+        _phases(text, args.edits)
     return 0
 
 

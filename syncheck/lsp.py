@@ -13,10 +13,11 @@ comment with the rule code and a reason placeholder.
 
 The server keeps answering while a buffer is analyzed: edits are debounced; an analysis runs
 in a worker process under the per-file time and memory limits (a libclang crash costs that
-analysis, not the server); the worker keeps each document's translation unit and reparses it
-with a precompiled preamble, so an edit re-parses only the code below the includes, and keeps
-the lowered function bodies, so an edit lowers again only the functions it can have changed
-(syncheck/ir/reuse.py). A newer edit supersedes an older analysis: one not yet started is dropped, a running one has its
+analysis, not the server); the worker parses the buffer with the precompiled CUDA header as
+the CLI does (where none applies, it keeps the document's translation unit and reparses it
+with a precompiled preamble, so an edit re-parses only the code below the includes), and it
+keeps the lowered function bodies, so an edit lowers again only the functions it can have
+changed (syncheck/ir/reuse.py). A newer edit supersedes an older analysis: one not yet started is dropped, a running one has its
 result discarded, and one still running after KILL_AFTER_SECONDS is killed (that costs the
 kept translation units). For comparison (bench/lsp_latency.py): `--no-incremental` keeps
 translation units but lowers every body again; `--no-reuse` parses afresh every time. A buffer larger than MAX_BUFFER_BYTES gets one diagnostic instead of

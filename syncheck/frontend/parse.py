@@ -199,16 +199,20 @@ def parse_source(path: str, source: bytes, options: ParseOptions,
 
     With ``real``, the real CUDA headers are used (from a precompiled header when it can
     be, see precompiled.py); without, syncheck's model headers. With ``reuse`` (the
-    language server), the translation unit is kept and reparsed on the next call for path.
+    language server), where no precompiled header applies, the translation unit is kept and
+    reparsed on the next call for path.
     """
     parent = os.path.dirname(os.path.abspath(path))
     text = source.decode("utf-8")
     if real is None:
         args = options.clang_args()
-        if reuse:  # the language server: keep the translation unit and reparse it
+        pch = precompiled.model_get(args, str(MODEL_DIR)) if use_pch else None
+        if reuse and (pch is None or not precompiled.model_usable_for(path, pch)):
+            # the language server without a precompiled model header: keep the translation
+            # unit and reparse it (with the precompiled header, a fresh parse is faster: the
+            # reparse checks and re-reads more than the header saves)
             tu = _parse_tu(path, args + ["-I", parent], text, "model", reuse)
             return _classify(path, tu, source, "model", False, args + ["-I", parent])
-        pch = precompiled.model_get(args, str(MODEL_DIR)) if use_pch else None
         if pch is not None and precompiled.model_usable_for(path, pch):
             base, _ = precompiled.split_forced_include(args)
             try:
