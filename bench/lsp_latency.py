@@ -1,12 +1,15 @@
 """Latency of the language server, measured through a real LSP client over stdio.
 
-On a generated 1,200-line CUDA file (bench/generate.py, fixed seed) it prints, for three
+On a generated 1,200-line CUDA file (bench/generate.py, fixed seed) it prints, for the
 servers run one after the other in this run:
-- `--no-reuse`: a fresh parse per analysis;
-- `--no-incremental`: translation units kept and reparsed with a precompiled preamble, every
-  body lowered again;
-- the server as shipped: reparsed, and only the bodies an edit can have changed lowered again
-  (syncheck/ir/reuse.py);
+- with `--before DIR`: the server of another checkout as shipped there (e.g. an export of the
+  commit before a change: `git archive COMMIT | tar -x -C DIR`);
+- `--no-reuse`: a fresh parse per analysis (the precompiled CUDA header where it applies),
+  every body lowered;
+- `--no-incremental`: the same, translation units kept and reparsed where no precompiled
+  header applies;
+- the server as shipped: as `--no-incremental`, and only the bodies an edit can have changed
+  lowered again (syncheck/ir/reuse.py);
 these figures:
 - first diagnostics: didOpen -> the first publishDiagnostics;
 - body edit: didChange (one line inside a kernel's body changed, same length) -> its
@@ -15,7 +18,7 @@ these figures:
   file: the functions below it can mean something else) (median of N);
 - burst: 40 didChange messages sent 20 ms apart, each a longer number in one body -> the
   publishDiagnostics of the last one;
-then the ratios shipped/--no-reuse and shipped/--no-incremental. Each figure is wall time as
+then the ratios of the shipped server's figures to each other server's. Each figure is wall time as
 the editor sees it, debounce included, with the 1-minute load average when it was taken (the
 machine may be shared: compare figures of one run). `--phases` adds, in this process, where
 one warm re-analysis after a body edit spends its time (reparse, lowering, analyses),
@@ -43,7 +46,8 @@ from generate import generate  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
-async def _measure(text: str, extra: list[str], edits: int, folder: Path) -> dict[str, float]:
+async def _measure(text: str, extra: list[str], edits: int, folder: Path,
+                   root: Path = ROOT) -> dict[str, float]:
     client = LanguageClient("syncheck-bench", "1")
     published: asyncio.Queue = asyncio.Queue()
 
@@ -51,7 +55,8 @@ async def _measure(text: str, extra: list[str], edits: int, folder: Path) -> dic
     def on_diagnostics(params):
         published.put_nowait((time.perf_counter(), params))
 
-    await client.start_io(sys.executable, "-m", "syncheck", "lsp", *extra, cwd=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(root))
+    await client.start_io(sys.executable, "-m", "syncheck", "lsp", *extra, cwd=str(root), env=env)
     await client.initialize_async(types.InitializeParams(
         capabilities=types.ClientCapabilities(), root_uri=folder.as_uri()))
     client.initialized(types.InitializedParams())
@@ -179,24 +184,28 @@ def main() -> int:
     p.add_argument("--lines", type=int, default=1200)
     p.add_argument("--edits", type=int, default=7)
     p.add_argument("--phases", action="store_true", help="also time one re-analysis's phases in this process")
+    p.add_argument("--before", metavar="DIR", help="also run the server of another checkout "
+                   "(e.g. an export of the commit before a change), first")
     args = p.parse_args()
     text = benchmark_text(args.lines)
     print(f"file: {len(text.splitlines())} lines (bench/generate.py, seed 13)")
-    print(f"{'server':<34} {'first diagnostics':>19} {'body edit':>17} {'top-level edit':>17} "
+    print(f"{'server':<40} {'first diagnostics':>19} {'body edit':>17} {'top-level edit':>17} "
           f"{'after 40 edits':>17}   (ms, [1-min load average])")
     results = {}
-    servers = (("fresh parse (--no-reuse)", ["--no-reuse"]),
-               ("reparse (--no-incremental)", ["--no-incremental"]),
-               ("incremental (as shipped)", []))
-    for label, extra in servers:
+    servers = [("fresh parse (--no-reuse)", [], ["--no-reuse"]),
+               ("every body lowered (--no-incremental)", [], ["--no-incremental"]),
+               ("incremental (as shipped)", [], [])]
+    if args.before:
+        servers.insert(0, (f"before: {Path(args.before).name} as shipped", [Path(args.before)], []))
+    for label, root, extra in servers:
         with tempfile.TemporaryDirectory() as tmp:
-            r = asyncio.run(_measure(text, extra, args.edits, Path(tmp)))
+            r = asyncio.run(_measure(text, extra, args.edits, Path(tmp), *root))
         results[label] = r
         cells = [f"{r[k] * 1000:>8.0f} [{r[k + '_load']:.2f}]" for k in ("first", "edit", "top", "burst")]
-        print(f"{label:<34} {cells[0]:>19} {cells[1]:>17} {cells[2]:>17} {cells[3]:>17}   "
+        print(f"{label:<40} {cells[0]:>19} {cells[1]:>17} {cells[2]:>17} {cells[3]:>17}   "
               f"({r['findings']} diagnostics)")
     shipped = results["incremental (as shipped)"]
-    for label, _ in servers[:2]:
+    for label, _, _ in servers[:-1]:
         other = results[label]
         print(f"as shipped / {label}: " + ", ".join(
             f"{name} {shipped[k] / other[k]:.2f}" for name, k in

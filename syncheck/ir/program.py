@@ -622,7 +622,7 @@ def build_program(parsed: ParsedFile, keep: DocumentStore | None = None) -> Prog
         keep.forget()
         return ProgramBuilder(parsed).build()
     try:
-        return ProgramBuilder(parsed, ReusePlan(keep, parsed.source)).build()
+        return ProgramBuilder(parsed, ReusePlan(keep, parsed.source, parsed.path)).build()
     except ReuseMismatch:
         keep.forget()  # lower everything afresh (and keep that)
-        return ProgramBuilder(parsed, ReusePlan(keep, parsed.source)).build()
+        return ProgramBuilder(parsed, ReusePlan(keep, parsed.source, parsed.path)).build()

@@ -28,11 +28,12 @@ at the same places in the new translation unit) and the lambdas it holds.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 
 import clang.cindex as ci
 
-from syncheck.ir.nodes import Node
+from syncheck.ir.nodes import Decl, Node
 
 
 class ReuseMismatch(Exception):
@@ -73,19 +74,20 @@ def has_directive_mark(text: bytes) -> bool:
 class ReusePlan:
     """For one build: which kept bodies the new text lets it use, and what it records."""
 
-    def __init__(self, store: "DocumentStore", source: bytes):
+    def __init__(self, store: "DocumentStore", source: bytes, path: str = ""):
         self.store = store
         self.source = source
         self.recorded: dict[FunctionKey, KeptFunction] = {}
         self.outline: list[tuple[str, int, int]] = []
         self.reused = 0
         self.lowered = 0
-        self._same_outline_needed = False
+        self._expected_outline: list[tuple[str, int, int]] | None = None
         self._prefix = 0
-        self._beside: FunctionKey | None = None
+        # Kept functions by their key in the new text; the shift of those after the change.
+        self._kept: dict[FunctionKey, KeptFunction] = {}
+        self._shift: Shift | None = None
         previous = store.source
-        self._kept = store.functions if previous is not None else {}
-        if not self._kept:
+        if previous is None or not store.functions:
             return
         a, b = previous, source
         limit = min(len(a), len(b))
@@ -94,38 +96,124 @@ class ReusePlan:
         self._prefix = p
         if a == b:
             self._prefix = len(a) + 1  # every function is before the (empty) change
+            self._kept = dict(store.functions)
             return
-        if len(a) != len(b):
-            return
+        # before the change: as they are
+        self._kept = {key: kept for key, kept in store.functions.items() if kept.outer_end <= p}
         span_end = len(a) - s
-        for key, kept in self._kept.items():
-            if kept.plain and kept.body_start < p and span_end < kept.body_end:
-                new_span = b[p:span_end]
-                if not has_directive_mark(new_span):
-                    self._beside = key
-                    self._same_outline_needed = True
-                break
+        beside = next((key for key, kept in store.functions.items()
+                       if kept.plain and kept.body_start < p and span_end < kept.body_end), None)
+        if beside is None or has_directive_mark(b[p:len(b) - s]):
+            return
+        delta = len(b) - len(a)
+        lines = b.count(b"\n", p, len(b) - s) - a.count(b"\n", p, span_end)
+        # What follows the change on its last line is the changed body's own: all that moves
+        # a line moves by whole lines, its columns stay.
+        if delta and (not self._shiftable(path) or b"\n" not in a[span_end:store.functions[beside].body_end]):
+            return
+        shift = Shift(path, span_end, a.count(b"\n", 0, span_end) + 1, delta, lines)
+        self._shift = shift if delta else None
+        for key, kept in store.functions.items():
+            usr, start, end = key
+            if key == beside or kept.outer_end <= p:
+                continue
+            if start >= span_end:
+                if delta and b"\n" not in a[span_end:start]:
+                    continue  # on the changed line: its columns moved too
+                key = (shift.key(usr), start + delta, end + delta)
+            self._kept[key] = kept
+        self._expected_outline = [(kind, shift.offset(start), shift.offset(end))
+                                  for kind, start, end in store.outline]
+
+    def _shiftable(self, path: str) -> bool:
+        """Can kept bodies after the change be moved? Keys carry offsets after the file's base
+        name: not when an included file has the same base name."""
+        base = os.path.basename(path)
+        includes = self.store.context[1] if len(self.store.context) > 1 else ()
+        return bool(base) and not any(os.path.basename(name) == base for name, _, _ in includes)
 
     def kept(self, key: FunctionKey) -> KeptFunction | None:
-        """The previous build's body for this function, when this text may use it."""
-        kept = self._kept.get(key)
+        """The previous build's body for this function (moved to where this text has it),
+        when this text may use it."""
+        kept = self._kept.pop(key, None)
         if kept is None or not kept.cacheable or kept.body is None:
             return None
-        if kept.outer_end <= self._prefix:
-            return kept
-        if self._beside is not None and key != self._beside:
-            return kept
-        return None
+        if self._shift is not None and kept.outer_end > self._prefix:
+            return self._shift.applied(kept)
+        return kept
 
     def finish(self, lowerer) -> None:
         """After a successful build: check the outline, then keep what this build recorded."""
-        if self._same_outline_needed and self.outline != self.store.outline:
+        if self._expected_outline is not None and self.outline != self._expected_outline:
             raise ReuseMismatch("the outline of the file changed")
         self.store.source = self.source
         self.store.functions = self.recorded
         self.store.outline = self.outline
         self.store.lowerer = lowerer
         self.store.last_reused, self.store.last_lowered = self.reused, self.lowered
+
+
+class Shift:
+    """Moves what a kept body says about places after a change inside another body: byte
+    offsets by ``delta``, lines by ``lines``; in keys, the offsets clang writes into the USRs
+    of local declarations (``c:file.cu@1234@...``); in type names, the places of lambdas and
+    unnamed types (``(lambda at /path/file.cu:12:5)``)."""
+
+    def __init__(self, path: str, after: int, first_line_after: int, delta: int, lines: int):
+        self.after, self.delta, self.lines = after, delta, lines
+        self.line_after = first_line_after  # lines from here on move (the change's last line)
+        self.path = path
+        base = re.escape(os.path.basename(path))
+        self._usr_offset = re.compile(r"(?<=c:)" + base + r"@(\d+)")
+        self._place = re.compile(re.escape(path) + r":(\d+):(\d+)")
+        self._decls: dict[int, Decl] = {}
+
+    def offset(self, at: int) -> int:
+        return at + self.delta if at >= self.after else at
+
+    def line(self, line: int) -> int:
+        return line + self.lines if line > self.line_after else line
+
+    def key(self, usr: str) -> str:
+        if "@" not in usr:
+            return usr
+        return self._usr_offset.sub(lambda m: m.group(0)[:-len(m.group(1))] + str(self.offset(int(m.group(1)))), usr)
+
+    def text(self, text: str) -> str:
+        if self.path not in text:
+            return text
+        return self._place.sub(lambda m: f"{self.path}:{self.line(int(m.group(1)))}:{m.group(2)}", text)
+
+    def decl(self, decl: Decl) -> Decl:
+        moved = self._decls.get(id(decl))
+        if moved is None:
+            moved = replace(decl, key=self.key(decl.key), instance=self.key(decl.instance),
+                            type=self.text(decl.type), name=self.text(decl.name),
+                            qualified=self.text(decl.qualified),
+                            line=self.line(decl.line) if decl.file == self.path else decl.line)
+            if moved == decl:
+                moved = decl
+            self._decls[id(decl)] = moved
+        return moved
+
+    def applied(self, kept: KeptFunction) -> KeptFunction:
+        """The kept body with its nodes moved (in place: the previous build is done with them)."""
+        after = self.after
+        for node in kept.body.walk():
+            if node.start >= after:
+                node.start += self.delta
+                node.end += self.delta
+                node.line += self.lines
+                node.end_line += self.lines
+            if node.decl is not None:
+                node.decl = self.decl(node.decl)
+            if node.type and self.path in node.type:
+                node.type = self.text(node.type)
+            if node.spelling and self.path in node.spelling:
+                node.spelling = self.text(node.spelling)
+        kept.instance_refs = [(self.key(usr), self.line(line), column)
+                              for usr, line, column in kept.instance_refs]
+        return kept
 
 
 @dataclass
