@@ -19,8 +19,10 @@ these figures:
 - burst: 40 didChange messages sent 20 ms apart, each a longer number in one body -> the
   publishDiagnostics of the last one;
 then the ratios of the shipped server's figures to each other server's. Each figure is wall time as
-the editor sees it, debounce included, with the 1-minute load average when it was taken (the
-machine may be shared: compare figures of one run). `--phases` adds, in this process, where
+the editor sees it, debounce included, with the 1-minute load average when it was taken (the median
+over the edits). The servers run side by side, idle but one: each takes its edit in turn,
+round after round, so that a change of the machine's load (it may be shared) falls on all of
+them alike; compare figures of one run. `--phases` adds, in this process, where
 one warm re-analysis after a body edit spends its time (reparse, lowering, analyses),
 incremental and not, alternating. Run:
     python bench/lsp_latency.py [--lines 1200] [--edits 7] [--phases]
@@ -46,72 +48,105 @@ from generate import generate  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
-async def _measure(text: str, extra: list[str], edits: int, folder: Path,
-                   root: Path = ROOT) -> dict[str, float]:
-    client = LanguageClient("syncheck-bench", "1")
-    published: asyncio.Queue = asyncio.Queue()
+class _Server:
+    """One server and its document, driven by a real LSP client over stdio."""
 
-    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    def on_diagnostics(params):
-        published.put_nowait((time.perf_counter(), params))
+    def __init__(self, text: str, extra: list[str], folder: Path, root: Path = ROOT):
+        self.text, self.extra, self.folder, self.root = text, extra, folder, root
+        self.lines = text.split("\n")
+        self.body_line, self.top_line = edit_lines(self.lines)
+        self.version = 1
+        self.published: asyncio.Queue = asyncio.Queue()
+        self.out: dict[str, float] = {}
+        self.samples: dict[str, list[tuple[float, float]]] = {"edit": [], "top": []}
 
-    env = dict(os.environ, PYTHONPATH=str(root))
-    await client.start_io(sys.executable, "-m", "syncheck", "lsp", *extra, cwd=str(root), env=env)
-    await client.initialize_async(types.InitializeParams(
-        capabilities=types.ClientCapabilities(), root_uri=folder.as_uri()))
-    client.initialized(types.InitializedParams())
-    path = folder / "bench.cu"
-    path.write_text(text)  # as in an editor, the document exists on disk (libclang keeps a
-    # precompiled preamble only for a main file that exists); the server reads the buffer
-    uri = path.as_uri()
-    version = 1
+    async def start(self) -> None:
+        self.client = client = LanguageClient("syncheck-bench", "1")
 
-    async def until(version_wanted: int) -> tuple[float, types.PublishDiagnosticsParams]:
+        @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_diagnostics(params):
+            self.published.put_nowait((time.perf_counter(), params))
+
+        env = dict(os.environ, PYTHONPATH=str(self.root))
+        await client.start_io(sys.executable, "-m", "syncheck", "lsp", *self.extra,
+                              cwd=str(self.root), env=env)
+        await client.initialize_async(types.InitializeParams(
+            capabilities=types.ClientCapabilities(), root_uri=self.folder.as_uri()))
+        client.initialized(types.InitializedParams())
+        path = self.folder / "bench.cu"
+        path.write_text(self.text)  # as in an editor, the document exists on disk (libclang
+        # keeps a precompiled preamble only for a main file that exists); the server reads the buffer
+        self.uri = path.as_uri()
+
+    async def _until(self, version: int) -> tuple[float, types.PublishDiagnosticsParams]:
         while True:
-            at, params = await asyncio.wait_for(published.get(), 300)
-            if params.version == version_wanted:
+            at, params = await asyncio.wait_for(self.published.get(), 300)
+            if params.version == version:
                 return at, params
 
-    start = time.perf_counter()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        text_document=types.TextDocumentItem(uri=uri, language_id="cuda", version=version, text=text)))
-    at, first = await until(version)
-    out = {"first": at - start, "findings": len(first.diagnostics)}
-    out["first_load"] = os.getloadavg()[0]
-    lines = text.split("\n")
-    body_line, top_line = edit_lines(lines)
+    async def open(self) -> None:
+        start = time.perf_counter()
+        self.client.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=self.uri, language_id="cuda",
+                                                 version=self.version, text=self.text)))
+        at, first = await self._until(self.version)
+        self.out.update(first=at - start, findings=len(first.diagnostics), first_load=os.getloadavg()[0])
 
-    def change(n: int, line: int = body_line, old: str = "0.0f") -> None:
-        nonlocal version
-        version += 1
-        edited = list(lines)
+    def _change(self, n: int, line: int, old: str) -> None:
+        self.version += 1
+        edited = list(self.lines)
         edited[line] = edited[line].replace(old, old.replace("0", str(n), 1))
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        self.client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=self.uri, version=self.version),
             content_changes=[types.TextDocumentContentChangeWholeDocument(text="\n".join(edited))]))
 
-    for name, line, old in (("edit", body_line, "0.0f"), ("top", top_line, " 10")):
-        one = []
+    async def edit(self, name: str, n: int) -> None:
+        """One edit (the body line, or the top-level line), timed to its diagnostics."""
+        line, old = (self.body_line, "0.0f") if name == "edit" else (self.top_line, " 10")
+        start = time.perf_counter()
+        self._change(n, line, old)
+        at, _ = await self._until(self.version)
+        self.samples[name].append((at - start, os.getloadavg()[0]))
+
+    async def burst(self) -> None:
+        start = time.perf_counter()
+        for n in range(40):
+            self._change(100 + n, self.body_line, "0.0f")
+            await asyncio.sleep(0.02)
+        sent = time.perf_counter()
+        at, _ = await self._until(self.version)
+        self.out.update(burst=at - sent, burst_load=os.getloadavg()[0], burst_from_first=at - start)
+
+    async def stop(self) -> None:
+        for name, samples in self.samples.items():
+            self.out[name] = statistics.median(t for t, _ in samples)
+            self.out[name + "_load"] = statistics.median(load for _, load in samples)
+        await self.client.shutdown_async(None)
+        self.client.exit(None)
+        await self.client.stop()
+
+
+async def _measure_all(text: str, servers: list[tuple[str, list[Path], list[str]]],
+                       edits: int, folder: Path) -> dict[str, dict[str, float]]:
+    """Every server started and opened; then, round after round, each server takes one edit
+    in turn (so that a change of the machine's load falls on all of them alike)."""
+    running = {}
+    for i, (label, root, extra) in enumerate(servers):
+        sub = folder / str(i)
+        sub.mkdir()
+        running[label] = _Server(text, extra, sub, *root)
+        await running[label].start()
+    for server in running.values():
+        await server.open()
+    for name in ("edit", "top"):
         for n in range(edits):
-            start = time.perf_counter()
-            change(n + 1, line, old)
-            at, _ = await until(version)
-            one.append(at - start)
-        out[name] = statistics.median(one)
-        out[name + "_load"] = os.getloadavg()[0]
-    start = time.perf_counter()
-    for n in range(40):
-        change(100 + n)
-        await asyncio.sleep(0.02)
-    sent = time.perf_counter()
-    at, _ = await until(version)
-    out["burst"] = at - sent
-    out["burst_load"] = os.getloadavg()[0]
-    out["burst_from_first"] = at - start
-    await client.shutdown_async(None)
-    client.exit(None)
-    await client.stop()
-    return out
+            for server in running.values():
+                await server.edit(name, n + 1)
+    for server in running.values():
+        await server.burst()
+    for server in running.values():
+        await server.stop()
+    return {label: server.out for label, server in running.items()}
 
 
 def edit_lines(lines: list[str]) -> tuple[int, int]:
@@ -197,10 +232,10 @@ def main() -> int:
                ("incremental (as shipped)", [], [])]
     if args.before:
         servers.insert(0, (f"before: {Path(args.before).name} as shipped", [Path(args.before)], []))
-    for label, root, extra in servers:
-        with tempfile.TemporaryDirectory() as tmp:
-            r = asyncio.run(_measure(text, extra, args.edits, Path(tmp), *root))
-        results[label] = r
+    with tempfile.TemporaryDirectory() as tmp:
+        results = asyncio.run(_measure_all(text, servers, args.edits, Path(tmp)))
+    for label, _, _ in servers:
+        r = results[label]
         cells = [f"{r[k] * 1000:>8.0f} [{r[k + '_load']:.2f}]" for k in ("first", "edit", "top", "burst")]
         print(f"{label:<40} {cells[0]:>19} {cells[1]:>17} {cells[2]:>17} {cells[3]:>17}   "
               f"({r['findings']} diagnostics)")
