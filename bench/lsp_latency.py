@@ -23,7 +23,7 @@ the editor sees it, debounce included, with the 1-minute load average when it wa
 over the edits). The servers run side by side, idle but one: each takes its edit in turn,
 round after round, so that a change of the machine's load (it may be shared) falls on all of
 them alike; compare figures of one run. `--phases` adds, in this process, where
-one warm re-analysis after a body edit spends its time (reparse, lowering, analyses),
+one warm re-analysis after a body edit spends its time (parse, lowering, analyses),
 incremental and not, alternating. Run:
     python bench/lsp_latency.py [--lines 1200] [--edits 7] [--phases]
 """
@@ -186,7 +186,7 @@ def _phases(text: str, edits: int) -> None:
                 finally:
                     spent[name] = spent.get(name, 0.0) + time.perf_counter() - t
             return run
-        header_choice._parse = timed("reparse", header_choice._parse)
+        header_choice._parse = timed("parse", header_choice._parse)
         header_choice.build_program = timed("lowering", header_choice.build_program)
         rows: dict[bool, list[dict[str, float]]] = {True: [], False: []}
         for n in range(2 * edits + 2):
@@ -200,14 +200,14 @@ def _phases(text: str, edits: int) -> None:
             analyze_file(path, settings, "\n".join(edited).encode())
             total = time.perf_counter() - start
             if n >= 2:  # the first of each: the translation unit and bodies are not kept yet
-                rows[incremental].append({"total": total, "reparse": spent["reparse"],
+                rows[incremental].append({"total": total, "parse": spent["parse"],
                                           "lowering": spent["lowering"],
-                                          "analyses": total - spent["reparse"] - spent["lowering"]})
+                                          "analyses": total - spent["parse"] - spent["lowering"]})
         print(f"in this process, one body edit (median of {edits}; load {os.getloadavg()[0]:.2f}):")
         for incremental in (False, True):
             r = rows[incremental]
             parts = "  ".join(f"{k} {statistics.median(x[k] for x in r) * 1000:.0f} ms"
-                              for k in ("total", "reparse", "lowering", "analyses"))
+                              for k in ("total", "parse", "lowering", "analyses"))
             print(f"  {'incremental lowering' if incremental else 'every body lowered':<22} {parts}")
         inc = statistics.median(x["total"] for x in rows[True])
         full = statistics.median(x["total"] for x in rows[False])

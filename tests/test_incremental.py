@@ -207,6 +207,14 @@ def test_an_edit_inside_one_body_lowers_only_that_body(tmp_path):
         assert store.last_lowered == 1 and store.last_reused > 5
         assert "SYN101" not in [f.code for f in result.findings]
         assert _observed(result) == _observed(analyze_file(str(path), _settings(False), edited.encode()))
+        # a line more inside the body of `reduce`: the functions after it keep their bodies,
+        # moved a line down (a new finding there, on the line the fresh analysis gives)
+        grown = edited.replace("    if (tid < 32) {\n", "    if (tid < 64) __syncthreads();\n    if (tid < 32) {\n")
+        result = analyze_file(str(path), settings, grown.encode())
+        assert store.last_lowered == 1 and store.last_reused > 5
+        assert _observed(result) == _observed(analyze_file(str(path), _settings(False), grown.encode()))
+        assert len(result.findings) > len(analyze_file(str(path), _settings(False), edited.encode()).findings)
+        edited = grown
         # a new line above a function: only the functions before it keep their bodies
         moved = edited.replace("template <int N>", "\ntemplate <int N>")
         analyze_file(str(path), settings, moved.encode())
