@@ -67,6 +67,9 @@ class Settings:
     allow_incomplete: bool = False  # unanalyzed device functions (SYN002) do not make exit status 2
     report_headers: bool = False  # keep findings inside system and third-party headers
     reuse_parse: bool = False  # keep translation units and reparse them (language server)
+    # keep lowered function bodies and take the unchanged ones on the next analysis of the
+    # same document (language server; ir/reuse.py)
+    reuse_lowering: bool = False
     # Block shapes of the project's launches (other files included), for the second pass.
     project_launches: ProjectLaunchShapes | None = None
     shard: tuple[int, int] | None = None  # (K, N): this run reports shard K of N (see shard_files)
@@ -288,7 +291,7 @@ def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileRes
             options = options.merged(db_options)
     try:
         parsed, program, real_available = parse_and_build(path, source, options, settings.cuda_headers,
-                                                          settings.reuse_parse)
+                                                          settings.reuse_parse, settings.reuse_lowering)
     except (HeadersUnavailable, ParseFailure) as e:  # report, do not crash the run
         return FileResult(problems=[FileProblem(path, f"could not be parsed: {e}")])
     program.field_values = dict(settings.project_launches.field_values) if settings.project_launches else {}

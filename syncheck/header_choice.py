@@ -17,6 +17,7 @@ from syncheck.coverage import analyzed_and_missed
 from syncheck.frontend import precompiled
 from syncheck.frontend.cuda_headers import MODES, HeadersUnavailable, RealHeaders, available, locate
 from syncheck.frontend.parse import MODEL_DIR, ParsedFile, ParseOptions, parse_source
+from syncheck.ir import reuse as kept_bodies
 from syncheck.ir.program import Program, build_program
 
 
@@ -55,15 +56,24 @@ def prepare(options: ParseOptions, mode: str) -> None:
 
 
 def parse_and_build(path: str, source: bytes, options: ParseOptions,
-                    mode: str, reuse: bool = False) -> tuple[ParsedFile, Program, bool]:
+                    mode: str, reuse: bool = False,
+                    keep_lowered: bool = False) -> tuple[ParsedFile, Program, bool]:
     """The parse and program to analyze, and whether real headers are available at all.
-    ``reuse``: keep the translation units and reparse them next time (language server)."""
+    ``reuse``: keep the translation units and reparse them next time (language server).
+    ``keep_lowered``: keep the lowered bodies and take the unchanged ones next time
+    (incremental lowering, ir/reuse.py)."""
+    def build(parsed: ParsedFile) -> Program:
+        if not keep_lowered:
+            return build_program(parsed)
+        context = (parsed.args, kept_bodies.includes_identity(parsed.tu))
+        return build_program(parsed, kept_bodies.store_for(path, parsed.headers, context))
+
     if mode not in MODES or mode == "real":
         real = locate(mode)
         parsed = _parse(path, source, options, real, reuse)
-        return parsed, build_program(parsed), True
+        return parsed, build(parsed), True
     parsed = _parse(path, source, options, None, reuse)
-    program = build_program(parsed)
+    program = build(parsed)
     if mode == "model":
         return parsed, program, available("auto") is not None
     if not analyzed_and_missed(parsed, program)[1]:
@@ -72,7 +82,7 @@ def parse_and_build(path: str, source: bytes, options: ParseOptions,
     if real is None:
         return parsed, program, False
     real_parsed = _parse(path, source, options, real, reuse)
-    real_program = build_program(real_parsed)
+    real_program = build(real_parsed)
     if _score(real_parsed, real_program) > _score(parsed, program):
         return real_parsed, real_program, True
     return parsed, program, True

@@ -13,12 +13,14 @@ comment with the rule code and a reason placeholder.
 
 The server keeps answering while a buffer is analyzed: edits are debounced; an analysis runs
 in a worker process under the per-file time and memory limits (a libclang crash costs that
-analysis, not the server); the worker keeps each document's translation unit and reparses it
-with a precompiled preamble, so an edit re-parses only the code below the includes. A newer
-edit supersedes an older analysis: one not yet started is dropped, a running one has its
+analysis, not the server); the worker parses the buffer with the precompiled CUDA header as
+the CLI does (where none applies, it keeps the document's translation unit and reparses it
+with a precompiled preamble, so an edit re-parses only the code below the includes), and it
+keeps the lowered function bodies, so an edit lowers again only the functions it can have
+changed (syncheck/ir/reuse.py). A newer edit supersedes an older analysis: one not yet started is dropped, a running one has its
 result discarded, and one still running after KILL_AFTER_SECONDS is killed (that costs the
-kept translation units). `--no-reuse` parses afresh every time (for comparison: see
-bench/lsp_latency.py). A buffer larger than MAX_BUFFER_BYTES gets one diagnostic instead of
+kept translation units). For comparison (bench/lsp_latency.py): `--no-incremental` keeps
+translation units but lowers every body again; `--no-reuse` parses afresh every time. A buffer larger than MAX_BUFFER_BYTES gets one diagnostic instead of
 an analysis. Only documents the editor has open are used: a request for another URI never
 reads the disk.
 """
@@ -171,7 +173,8 @@ def _settings_problem(path: str, message: str) -> FileResult:
 def build_server(argv: list[str] | None = None) -> LanguageServer:
     from syncheck.cli import parse_options
     reuse = "--no-reuse" not in (argv or [])
-    _, options = parse_options([a for a in (argv or []) if a != "--no-reuse"])
+    incremental = reuse and "--no-incremental" not in (argv or [])
+    _, options = parse_options([a for a in (argv or []) if a not in ("--no-reuse", "--no-incremental")])
     options.no_cache = True
     server = LanguageServer("syncheck", __version__)
     analyzer = _BufferAnalyzer()
@@ -193,6 +196,7 @@ def build_server(argv: list[str] | None = None) -> LanguageServer:
             return str(e)
         settings.cache_dir = None
         settings.reuse_parse = reuse
+        settings.reuse_lowering = incremental
         settings.timeout = min(settings.timeout or LANGUAGE_SERVER_TIMEOUT, LANGUAGE_SERVER_TIMEOUT)
         return settings
 

@@ -123,6 +123,7 @@ class ParsedFile:
     problems: list[ParseProblem] = field(default_factory=list)
     headers: str = "model"      # which CUDA headers: "model" or "real"
     precompiled: bool = False   # the real headers came from a precompiled header
+    args: tuple[str, ...] = ()  # the arguments libclang parsed it with
     # Files read through a precompiled include prefix (the translation unit does not list them).
     prefix_includes: tuple[str, ...] = ()
 
@@ -205,20 +206,24 @@ def parse_source(path: str, source: bytes, options: ParseOptions,
 
     With ``real``, the real CUDA headers are used (from a precompiled header when it can
     be, see precompiled.py); without, syncheck's model headers. With ``reuse`` (the
-    language server), the translation unit is kept and reparsed on the next call for path.
+    language server), where no precompiled header applies, the translation unit is kept and
+    reparsed on the next call for path.
     """
     parent = os.path.dirname(os.path.abspath(path))
     text = with_instantiation_references(source.decode("utf-8"))
     if real is None:
         args = options.clang_args()
-        if reuse:  # the language server: keep the translation unit and reparse it
-            tu = _parse_tu(path, args + ["-I", parent], text, "model", reuse)
-            return _classify(path, tu, source, "model", False)
-        if use_pch:
+        if use_pch and not reuse:
             parsed = _parse_with_prefix(path, source, text, args + ["-I", parent])
             if parsed is not None:
                 return parsed
         pch = precompiled.model_get(args, str(MODEL_DIR)) if use_pch else None
+        if reuse and (pch is None or not precompiled.model_usable_for(path, pch)):
+            # the language server without a precompiled model header: keep the translation
+            # unit and reparse it (with the precompiled header, a fresh parse is faster: the
+            # reparse checks and re-reads more than the header saves)
+            tu = _parse_tu(path, args + ["-I", parent], text, "model", reuse)
+            return _classify(path, tu, source, "model", False, args + ["-I", parent])
         if pch is not None and precompiled.model_usable_for(path, pch):
             base, _ = precompiled.split_forced_include(args)
             try:
@@ -227,11 +232,11 @@ def parse_source(path: str, source: bytes, options: ParseOptions,
             except ci.TranslationUnitLoadError:
                 tu = None  # an unreadable precompiled header
             if tu is not None and not precompiled.load_failed(tu):
-                return _classify(path, tu, source, "model", False)
+                return _classify(path, tu, source, "model", False, base + ["-include-pch", pch, "-I", parent])
             precompiled.discard(pch)
         tu = _index().parse(path, args=args + ["-I", parent], unsaved_files=[(path, text)],
                             options=KEEP_GOING)
-        return _classify(path, tu, source, "model", False)
+        return _classify(path, tu, source, "model", False, args + ["-I", parent])
     base = options.real_clang_args(real)
     pch = precompiled.get(base, real) if use_pch and precompiled.usable_for(path, source, real) else None
     if pch is not None:
@@ -241,11 +246,11 @@ def parse_source(path: str, source: bytes, options: ParseOptions,
         except ci.TranslationUnitLoadError:
             tu = None  # an unreadable precompiled header
         if tu is not None and not precompiled.load_failed(tu):
-            return _classify(path, tu, source, "real", True)
+            return _classify(path, tu, source, "real", True, base + ["-include-pch", pch, "-I", parent])
         precompiled.discard(pch)
     launch = str(STANDINS_DIR / "syncheck_device_launch.h")
     tu = _parse_tu(path, base + ["-include", launch, "-I", parent], text, "real", reuse)
-    return _classify(path, tu, source, "real", False)
+    return _classify(path, tu, source, "real", False, base + ["-include", launch, "-I", parent])
 
 
 def _parse_with_prefix(path: str, source: bytes, text: str, args: list[str]) -> ParsedFile | None:
@@ -267,14 +272,15 @@ def _parse_with_prefix(path: str, source: bytes, text: str, args: list[str]) -> 
         return None
     if guard is not None and len(guard.refused) > refused_before:
         return None  # a header is refused: the plain parse reads an empty one in its place
-    parsed = _classify(path, tu, source, "model", False)
+    parsed = _classify(path, tu, source, "model", False, base + ["-include-pch", prefix.pch])
     parsed.prefix_includes = prefix.files
     return parsed
 
 
 def _classify(path: str, tu: ci.TranslationUnit, source: bytes, headers: str,
-              from_pch: bool) -> ParsedFile:
-    parsed = ParsedFile(path=path, tu=tu, source=source, headers=headers, precompiled=from_pch)
+              from_pch: bool, args: list[str]) -> ParsedFile:
+    parsed = ParsedFile(path=path, tu=tu, source=source, headers=headers, precompiled=from_pch,
+                        args=tuple(args))
     main = os.path.abspath(path)
     added: list | None = None  # where with_instantiation_references added text (computed once)
     for diag in tu.diagnostics:

@@ -167,6 +167,9 @@ class Lowerer:
         self.lambdas: list[Node] = []
         # Function template specializations referenced by lowered code: USR -> cursor.
         self.instantiations: dict[str, ci.Cursor] = {}
+        # When a list: every reference to a specialization, in lowering order, as (USR, line,
+        # column of the referring name), so that a kept body can replay them (ir/reuse.py).
+        self.instance_refs: list[tuple[str, int, int]] | None = None
 
     # -- declarations --
     def qualified_name(self, cursor: ci.Cursor) -> str:
@@ -281,6 +284,9 @@ class Lowerer:
          node.end_line, node.end_col, node.end) = clang_api.extent_numbers(cursor)
         if kind in _REF_KINDS:
             node.decl = self.decl_of(cursor.referenced)
+            if self.instance_refs is not None and node.decl is not None and node.decl.instance:
+                at = cursor.location
+                self.instance_refs.append((node.decl.instance, at.line, at.column))
             if kind == K.MEMBER_REF_EXPR and not node.spelling:
                 node.spelling = self._dependent_member_name(cursor)
             elif kind == K.CALL_EXPR and len(children) <= 1 and cursor.type.kind in _INTEGRAL_TYPES:
@@ -304,6 +310,8 @@ class Lowerer:
         node.children = [self.lower(c) for c in children]
         if kind == K.CALL_EXPR and node.decl is None:
             node.decl = self._dependent_callee(cursor)
+            if self.instance_refs is not None and node.decl is not None and node.decl.instance:
+                self.instance_refs.append((node.decl.instance, 0, 0))  # cannot be found again
         elif kind == K.DECL_REF_EXPR and not node.spelling and len(node.children) == 1 \
                 and node.children[0].kind in _LITERAL_NAMES:
             # A template argument substituted into an instantiated body: its value.

@@ -13,6 +13,8 @@ from syncheck.frontend.cuda_headers import cuda_declaration_prefixes
 from syncheck.frontend.parse import INSTANTIATION_REFERENCE, ParsedFile
 from syncheck.ir.calls import source_text
 from syncheck.ir.nodes import Decl, Lowerer, Node
+from syncheck.ir.reuse import (CursorAt, DocumentStore, KeptFunction, ReuseMismatch, ReusePlan,
+                               has_directive_mark, signature_is_plain)
 from syncheck.safe_io import MAX_FILE_BYTES, UnsafeFileError, read_regular_file
 
 K = ci.CursorKind
@@ -236,9 +238,13 @@ def _is_project_file(path: str | None) -> bool:
 
 
 class ProgramBuilder:
-    def __init__(self, parsed: ParsedFile):
+    def __init__(self, parsed: ParsedFile, reuse: ReusePlan | None = None):
         self.parsed = parsed
         self.lowerer = Lowerer(parsed.tu)
+        # Bodies kept from the previous build of this document (incremental lowering).
+        self.reuse = reuse
+        if reuse is not None:
+            self.lowerer._next_id = reuse.store.next_node_id  # kept nodes keep their ids
         self.main = os.path.abspath(parsed.path)
         self.lines = parsed.source.decode("utf-8", errors="replace").splitlines()
         self.functions: dict[str, Function] = {}
@@ -267,6 +273,8 @@ class ProgramBuilder:
         program = Program(self.parsed.path, self.functions, launches, self.lines, instantiated)
         program.unreached_library = sum(len(v) for k, v in self._deferred.items()
                                         if k not in self._reached)
+        if self.reuse is not None:
+            self.reuse.finish(self.lowerer)
         return program
 
     def _may_launch(self, fn: Function) -> bool:
@@ -351,7 +359,9 @@ class ProgramBuilder:
             self._reach()
         return templates
 
-    def _collect(self, cursor: ci.Cursor) -> None:
+    def _collect(self, cursor: ci.Cursor, outer_end: int | None = None, in_template: bool = False) -> None:
+        """``outer_end``, ``in_template`` (incremental lowering only): where the outermost
+        declaration holding the children ends, and whether it is a class template."""
         for child in cursor.get_children():
             kind = child.kind
             if kind in _CONTAINER_KINDS:
@@ -360,7 +370,12 @@ class ProgramBuilder:
                 if f is not None and (f.name.startswith(cuda_declaration_prefixes())
                                       or loc.is_in_system_header):
                     continue
-                self._collect(child)
+                if self.reuse is not None:
+                    end = self._outline(child, f)
+                    self._collect(child, end if outer_end is None else outer_end,
+                                  in_template or kind == K.CLASS_TEMPLATE)
+                else:
+                    self._collect(child)
             elif kind in _FUNCTION_KINDS and child.is_definition():
                 if child.spelling.startswith(INSTANTIATION_REFERENCE):
                     self._explicit_instantiations(child)
@@ -373,6 +388,10 @@ class ProgramBuilder:
                 self._positions_seen.append(None)
                 if os.path.abspath(f.name) != self.main and _function_kind(child) != "host":
                     self._defer(child)
+                elif self.reuse is not None:
+                    end = self._outline(child, f)
+                    self._add_function(child, outer_end=end if outer_end is None else outer_end,
+                                       in_template=in_template or kind == K.FUNCTION_TEMPLATE)
                 else:
                     self._add_function(child)
 
@@ -383,7 +402,16 @@ class ProgramBuilder:
             if node.kind == K.DECL_REF_EXPR and node.referenced is not None:
                 self.lowerer.decl_of(node.referenced)
 
-    def _add_function(self, cursor: ci.Cursor, instance: str = "") -> Function | None:
+    def _outline(self, cursor: ci.Cursor, f) -> int:
+        """Record a main-file definition or container in the outline; its end offset."""
+        extent = cursor.extent
+        end = extent.end.offset
+        if f is not None and os.path.abspath(f.name) == self.main:
+            self.reuse.outline.append((cursor.kind.name, extent.start.offset, end))
+        return end
+
+    def _add_function(self, cursor: ci.Cursor, instance: str = "", outer_end: int | None = None,
+                      in_template: bool = True) -> Function | None:
         body_cursor = None
         params: list[Param] = []
         member_refs = []
@@ -433,14 +461,58 @@ class ProgramBuilder:
             target = self.lowerer.decl_of(member.referenced)
             if target is not None:
                 fn.member_inits[target.key] = self.lowerer.lower(init)
+        record = kept = None
+        if (self.reuse is not None and in_main and not instance and not in_template
+                and not member_refs and outer_end is not None):
+            record, kept = self._keep(cursor, decl.key, body_cursor, outer_end)
         if fn.kind == "host":  # lowered on demand; its lambdas run on the host too
-            fn._lower = lambda: self.lowerer.lower(body_cursor)
+            fn._lower = lambda: self._lower_body(body_cursor, record, kept)
             return fn
         first_lambda = len(self.lowerer.lambdas)
-        fn.body = self.lowerer.lower(body_cursor)
+        fn.body = self._lower_body(body_cursor, record, kept)
         for lam in self.lowerer.lambdas[first_lambda:]:
             self._add_lambda(lam, fn)
         return fn
+
+    def _keep(self, cursor: ci.Cursor, key: str, body_cursor: ci.Cursor,
+              outer_end: int) -> tuple[KeptFunction, KeptFunction | None]:
+        """This build's record of a function whose body may be kept, and the previous
+        build's body when the new text lets this build use it."""
+        extent, body_extent = cursor.extent, body_cursor.extent
+        start, end, body_start = extent.start.offset, extent.end.offset, body_extent.start.offset
+        source = self.parsed.source
+        plain = (signature_is_plain(source[start:body_start].decode("utf-8", "replace"))
+                 and not has_directive_mark(source[start:end]))
+        record = KeptFunction(outer_end=outer_end, body_start=body_start,
+                              body_end=body_extent.end.offset, plain=plain, cacheable=True)
+        self.reuse.recorded[(key, start, end)] = record
+        return record, self.reuse.kept((key, start, end))
+
+    def _lower_body(self, body_cursor: ci.Cursor, record: KeptFunction | None,
+                    kept: KeptFunction | None) -> Node:
+        """A body: the kept one (replaying what its lowering registered), or lowered now
+        (and recorded when ``record`` is given)."""
+        if kept is not None:
+            for usr, line, column in kept.instance_refs:
+                if usr not in self.lowerer.instantiations:
+                    self.lowerer.instantiations[usr] = CursorAt(self.parsed.tu, self.parsed.path,
+                                                                line, column, usr, body_cursor)
+            self.lowerer.lambdas.extend(kept.lambdas)
+            record.body, record.lambdas, record.instance_refs = kept.body, kept.lambdas, kept.instance_refs
+            self.reuse.reused += 1
+            return kept.body
+        if record is None:
+            return self.lowerer.lower(body_cursor)
+        outer_refs, refs = self.lowerer.instance_refs, []
+        self.lowerer.instance_refs = refs
+        first_lambda = len(self.lowerer.lambdas)
+        try:
+            body = self.lowerer.lower(body_cursor)
+        finally:
+            self.lowerer.instance_refs = outer_refs
+        record.body, record.lambdas, record.instance_refs = body, self.lowerer.lambdas[first_lambda:], refs
+        self.reuse.lowered += 1
+        return body
 
     def _pinned_block_dim(self, fn: Function, body_line: int) -> tuple[int, int, int] | None:
         for ln in range(max(0, fn.line - 4), min(len(self.lines), body_line + 2)):
@@ -557,5 +629,16 @@ def _launched_kernel(api: str, args: list[Node]) -> Decl | None:
     return None
 
 
-def build_program(parsed: ParsedFile) -> Program:
-    return ProgramBuilder(parsed).build()
+def build_program(parsed: ParsedFile, keep: DocumentStore | None = None) -> Program:
+    """The program of a parsed file. ``keep``: the document's store of lowered bodies, used
+    and updated (incremental lowering, see ir/reuse.py); a file with parse problems keeps none."""
+    if keep is None:
+        return ProgramBuilder(parsed).build()
+    if parsed.problems:
+        keep.forget()
+        return ProgramBuilder(parsed).build()
+    try:
+        return ProgramBuilder(parsed, ReusePlan(keep, parsed.source, parsed.path)).build()
+    except ReuseMismatch:
+        keep.forget()  # lower everything afresh (and keep that)
+        return ProgramBuilder(parsed, ReusePlan(keep, parsed.source, parsed.path)).build()

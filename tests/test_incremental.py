@@ -1,0 +1,243 @@
+"""Incremental lowering (syncheck/ir/reuse.py): after any sequence of edits, the analysis that
+takes unchanged bodies from the previous build gives exactly what a fresh analysis of the same
+text gives. Edit sequences are random with fixed seeds; no timing is measured."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+import random
+import re
+import subprocess
+import sys
+
+import pytest
+
+from syncheck.engine import Settings, analyze_file
+from syncheck.frontend.parse import forget_reused
+from syncheck.ir import reuse
+from syncheck.lsp import findings_for
+from tests.conftest import ROOT
+
+# Plain kernels and helpers, a template kernel with its launch, a class with device methods,
+# a constexpr helper, a lambda, macros, cooperative groups (instantiations of header templates)
+# and findings of several rules (SYN101, SYN401, ...).
+SOURCE = """#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+#define BLOCK 128
+
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffff, v, offset);
+    return v;
+}
+
+constexpr int half_of(int n) { return n / 2; }
+
+struct Accumulator {
+    float total;
+    __device__ void add(float v) { total += v; }
+    __device__ float get() const { return total; }
+};
+
+__global__ void divergent_barrier(float* a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        a[i] = 1.0f;
+        __syncthreads();
+    }
+}
+
+__global__ void shared_race(float* out) {
+    __shared__ float s[BLOCK];
+    s[threadIdx.x] = threadIdx.x * 2.0f;
+    out[threadIdx.x] = s[(threadIdx.x + 1) % BLOCK];
+}
+
+__global__ void reduce(const float* in, float* out, int n) {
+    __shared__ float s[BLOCK];
+    unsigned tid = threadIdx.x;
+    float v = 0.0f;
+    for (int g = blockIdx.x * blockDim.x + tid; g < n; g += gridDim.x * blockDim.x) v += in[g];
+    s[tid] = v;
+    __syncthreads();
+    for (unsigned stride = blockDim.x / 2; stride > 32; stride >>= 1) {
+        if (tid < stride) s[tid] += s[tid + stride];
+        __syncthreads();
+    }
+    if (tid < 32) {
+        v = warp_sum(s[tid] + s[tid + 32]);
+        if (tid == 0) out[blockIdx.x] = v;
+    }
+}
+
+template <int N>
+__global__ void tiled(float* x) {
+    __shared__ float t[N];
+    t[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    if (threadIdx.x < half_of(N)) x[threadIdx.x] = t[threadIdx.x + half_of(N)];
+}
+
+__global__ void groups(const int* in, int* out, int n) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    int v = (g < n) ? in[g] : 0;
+    auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+    int total = cg::reduce(warp, v, cg::plus<int>());
+    auto twice = [](int x) { return 2 * x; };
+    if (warp.thread_rank() == 0 && g < n) out[g / 32] = twice(total);
+}
+
+__global__ void methods(float* x, int n) {
+    Accumulator acc{0.0f};
+    for (int i = threadIdx.x; i < n; i += blockDim.x) acc.add(x[i]);
+    if (threadIdx.x % 2 == 0) __syncwarp();
+    x[threadIdx.x] = acc.get();
+}
+
+void launch_all(float* x, float* y, const int* in, int* out, int n) {
+    tiled<BLOCK><<<n / BLOCK, BLOCK>>>(x);
+    reduce<<<n / BLOCK, BLOCK>>>(x, y, n);
+    groups<<<n / 64, 64>>>(in, out, n);
+    methods<<<1, 96>>>(x, n);
+}
+"""
+
+INSERTED = ["__syncthreads();", "if (threadIdx.x < 16) __syncthreads();", "// a comment", "",
+            "int extra = 3;", "__device__ int global_counter;", "x[0] = 1.0f;", "}", "{",
+            "#define BLOCK2 64"]
+
+
+def _edits(rng: random.Random, steps: int):
+    """Texts after each of ``steps`` edits. Numbers changed, blank and comment lines added
+    stay; any other edit (it may break the file: a random character, a deleted line, a
+    statement where it means nothing) is undone by the next step, as an editor's user would."""
+    text = SOURCE
+    undo = None
+    for _ in range(steps):
+        if undo is not None:
+            text, undo = undo, None
+        else:
+            edited = _edit(text, rng)
+            added = Counter(edited.split("\n")) - Counter(text.split("\n"))
+            if len(edited) - len(edited.replace("\n", "")) != len(text) - len(text.replace("\n", "")) \
+                    and not (added and all(line.strip() in ("", "// a comment") for line in added)):
+                undo = text
+            elif len(edited.split("\n")) == len(text.split("\n")) and not _numbers_only(text, edited):
+                undo = text
+            text = edited
+        yield text
+
+
+def _numbers_only(before: str, after: str) -> bool:
+    """Only numbers and thread/block indices changed (edits that leave the file valid)."""
+    number = re.compile(r"(?<![\w.])\d+(?![\w.])|threadIdx\.x|blockIdx\.x ")
+    return number.sub("0", before) == number.sub("0", after)
+
+
+def _edit(text: str, rng: random.Random) -> str:
+    lines = text.split("\n")
+    i = rng.randrange(len(lines))
+    op = rng.choice(["digit", "digit", "digit", "index", "index", "insert", "delete", "duplicate", "char"])
+    line = lines[i]
+    if op == "index":  # same length, and what diverges changes: the findings do
+        spots = [m.start() for m in re.finditer(r"threadIdx\.x|blockIdx\.x ", text)]
+        j = rng.choice(spots)
+        swapped = "blockIdx.x " if text.startswith("threadIdx.x", j) else "threadIdx.x"
+        return text[:j] + swapped + text[j + 11:]
+    if op == "digit":  # a whole decimal number becomes another
+        m = rng.choice(list(re.finditer(r"(?<![\w.])\d+(?![\w.])", text)))
+        return text[:m.start()] + rng.choice(["1", "2", "7", "16", "31", "100"]) + text[m.end():]
+    if op == "insert":
+        lines.insert(i, "    " + rng.choice(INSERTED))
+    elif op == "delete" and len(lines) > 10:
+        del lines[i]
+    elif op == "duplicate":
+        lines.insert(i, line)
+    elif op == "char" and line:
+        j = rng.randrange(len(line))
+        lines[i] = line[:j] + rng.choice("{}();#/x1 ") + line[j + 1:]
+    return "\n".join(lines)
+
+
+def _observed(result) -> tuple:
+    findings = sorted((f.code, f.path, f.line, f.column, f.end_line, f.end_column, f.message,
+                       f.function, tuple((n.path, n.line, n.column, n.message) for n in f.notes),
+                       repr(f.fix)) for f in result.findings)
+    problems = sorted((p.kind, p.line or 0, p.column or 0, p.message) for p in result.problems)
+    facts = result.facts
+    launches = [(x.kernel_name, repr(getattr(x, "block", None))) for x in facts.launches] if facts else []
+    kernels = [k.name for k in facts.kernels] if facts else []
+    return findings, problems, launches, kernels
+
+
+def _settings(incremental: bool) -> Settings:
+    settings = Settings(isolate=False)
+    settings.reuse_parse = incremental
+    settings.reuse_lowering = incremental
+    return settings
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_edit_sequences_give_what_a_fresh_analysis_gives(tmp_path, seed):
+    path = tmp_path / "edited.cu"
+    path.write_text(SOURCE)
+    reused_total = 0
+    try:
+        for step, text in enumerate([SOURCE, *_edits(random.Random(seed), 12)]):
+            incremental = analyze_file(str(path), _settings(True), text.encode())
+            fresh = analyze_file(str(path), _settings(False), text.encode())
+            assert _observed(incremental) == _observed(fresh), f"seed {seed}, step {step}:\n{text}"
+            reused_total += sum(store.last_reused for store in reuse._STORES.values())
+    finally:
+        forget_reused()
+        reuse.forget_stores()
+    assert reused_total > 0  # the sequence did take kept bodies
+
+
+def test_an_edit_inside_one_body_lowers_only_that_body(tmp_path):
+    path = tmp_path / "one.cu"
+    path.write_text(SOURCE)
+    settings = _settings(True)
+    try:
+        analyze_file(str(path), settings, SOURCE.encode())
+        # same length, inside the body of `divergent_barrier`: the barrier is no longer divergent
+        edited = SOURCE.replace("    if (i < n) {\n        a[i]", "    if (1 < n) {\n        a[i]")
+        result = analyze_file(str(path), settings, edited.encode())
+        (store,) = reuse._STORES.values()
+        assert store.last_lowered == 1 and store.last_reused > 5
+        assert "SYN101" not in [f.code for f in result.findings]
+        assert _observed(result) == _observed(analyze_file(str(path), _settings(False), edited.encode()))
+        # a line more inside the body of `reduce`: the functions after it keep their bodies,
+        # moved a line down (a new finding there, on the line the fresh analysis gives)
+        grown = edited.replace("    if (tid < 32) {\n", "    if (tid < 64) __syncthreads();\n    if (tid < 32) {\n")
+        result = analyze_file(str(path), settings, grown.encode())
+        assert store.last_lowered == 1 and store.last_reused > 5
+        assert _observed(result) == _observed(analyze_file(str(path), _settings(False), grown.encode()))
+        assert len(result.findings) > len(analyze_file(str(path), _settings(False), edited.encode()).findings)
+        edited = grown
+        # a new line above a function: only the functions before it keep their bodies
+        moved = edited.replace("template <int N>", "\ntemplate <int N>")
+        analyze_file(str(path), settings, moved.encode())
+        kept_before = sum(1 for line in moved[:moved.index("template <int N>")].split("\n")
+                          if line.startswith(("__global__", "__device__", "    __device__")))
+        assert 0 < store.last_reused <= kept_before
+    finally:
+        forget_reused()
+        reuse.forget_stores()
+
+
+def test_the_cli_gives_what_the_incremental_analysis_gave(tmp_path):
+    """The final text of an edit sequence: the command line's findings (a fresh process)."""
+    path = tmp_path / "final.cu"
+    try:
+        for text in _edits(random.Random(7), 6):
+            incremental = analyze_file(str(path), _settings(True), text.encode())
+    finally:
+        forget_reused()
+        reuse.forget_stores()
+    path.write_text(text)
+    out = subprocess.run([sys.executable, "-m", "syncheck", "--no-cache", "--format", "json", str(path)],
+                         capture_output=True, text=True, cwd=str(ROOT))
+    cli = sorted((f["code"], f["line"], f["column"], f["message"]) for f in json.loads(out.stdout)["findings"])
+    findings, _ = findings_for(str(path), text, Settings(), incremental)  # what the server shows
+    assert cli == sorted((f.code, f.line, f.column, f.message) for f in findings)
