@@ -22,9 +22,16 @@ def _strip(node: Node) -> Node:
     return strip_wrappers(node, POINTER_WRAPPERS)
 
 
+_LEAVES = {"RETURN_STMT", "BREAK_STMT", "CONTINUE_STMT", "GOTO_STMT"}
+
+
 def _aborts(node: Node | None) -> bool:
-    if node is not None and node.kind == "COMPOUND_STMT" and len(node.children) == 1:
-        node = node.children[0]
+    """Does the statement always end in an abort? A block may do other things first (print
+    why), as long as nothing in it leaves the block another way."""
+    if node is not None and node.kind == "COMPOUND_STMT" and node.children:
+        if any(n.kind in _LEAVES for n in node.walk()):
+            return False
+        node = node.children[-1]
     call = _strip(node) if node is not None else None
     return call is not None and call.kind == "CALL_EXPR" and call.decl is not None \
         and call.decl.name in _ABORTS
