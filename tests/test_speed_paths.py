@@ -147,3 +147,23 @@ def test_uniformity_proof_refuted_by_two_concrete_threads(tmp_path):
     assert [f.code for f in result.findings] == ["SYN101"]
     assert symbolic.PAIR_COUNTS.get("proof fast: two concrete threads decide differently", 0) >= 1
     assert not any(k.startswith("proof solver") for k in symbolic.PAIR_COUNTS)
+
+
+GLIBC_CLASSIFIERS = """
+__global__ void count_special(const float* x, const double* y, int* flags) {
+    int i = threadIdx.x;
+    flags[i] = __isnanf(x[i]) + __isinff(x[i]) + __finitef(x[i])
+             + __isnan(y[i]) + __isinf(y[i]) + __finite(y[i]);
+}
+"""
+
+
+def test_model_headers_read_the_glibc_float_classifiers_in_device_code(tmp_path):
+    # CUDA's math headers declare __isnanf and its kin for the device too (ggml calls
+    # __isnanf in a kernel); without them the model parse fails and `auto` parses again.
+    main = tmp_path / "classify.cu"
+    main.write_text(GLIBC_CLASSIFIERS)
+    parsed = parse_source(str(main), main.read_bytes(), ParseOptions())
+    assert parsed.problems == []
+    from syncheck.coverage import analyzed_and_missed
+    assert analyzed_and_missed(parsed, build_program(parsed)) == (1, 0)

@@ -237,6 +237,13 @@ static __device__ void sincos(double, double *, double *);
 static __device__ int isnan(float);
 static __device__ int isinf(float);
 static __device__ int isfinite(float);
+// glibc's classifiers: CUDA's math headers declare them for the device too.
+static __device__ int __isnanf(float);
+static __device__ int __isinff(float);
+static __device__ int __finitef(float);
+static __device__ int __isnan(double);
+static __device__ int __isinf(double);
+static __device__ int __finite(double);
 static __device__ double frexp(double, int *);
 static __device__ float frexpf(float, int *);
 static __device__ double ldexp(double, int);
