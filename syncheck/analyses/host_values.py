@@ -41,8 +41,10 @@ def _device_warp_size_field(decl) -> bool:
 
 
 def _project_field(decl) -> bool:
-    """A field of a record the analyzed code declares (not CUDA's: dim3, cudaDeviceProp)."""
-    return decl is not None and decl.kind == "FIELD_DECL" and not decl.in_model
+    """A field of a record the analyzed code declares (not CUDA's: dim3, cudaDeviceProp; not
+    a system library's, such as std::pair, which every project fills in its own ways)."""
+    return decl is not None and decl.kind == "FIELD_DECL" and not decl.in_model and \
+        not decl.file.startswith(("/usr/include/", "/usr/local/include/", "/usr/lib/"))
 
 
 def _base_var(node: Node) -> str | None:
