@@ -489,9 +489,14 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
 def _same_statement(ka: KernelAccesses, acc: Access) -> list[Access]:
     """Accesses to arrays of known size in the same statement as ``acc``, made under the same
     conditions (not in another arm of a `?:` or behind a `&&`)."""
-    return [c for c in ka.accesses if c is not acc and c.point == acc.point and c.instance == acc.instance
-            and c.local_point == acc.local_point and c.guards == acc.guards and c.scope is acc.scope
-            and any(e is not None for e in c.extents)]
+    by_statement = getattr(ka, "_sized_by_statement", None)
+    if by_statement is None:
+        by_statement = ka._sized_by_statement = {}
+        for c in ka.accesses:
+            if any(e is not None for e in c.extents):
+                by_statement.setdefault((c.point, c.instance, c.local_point), []).append(c)
+    return [c for c in by_statement.get((acc.point, acc.instance, acc.local_point), ())
+            if c is not acc and c.guards == acc.guards and c.scope is acc.scope]
 
 
 def _decide(z3, assertions: list):

@@ -596,12 +596,15 @@ class KernelAccesses:
         """Locals that a call statement of the body fills through an `int&` parameter the
         callee assigns once (`load(s, ai, bi);` with `ai = threadIdx.x;` inside): after that
         statement they hold the callee's value, read in the callee's context."""
-        uses: dict[str, int] = {}
+        first_use: dict[str, int] = {}
+        declared_bare = set()
         for n in fn.body.walk():
             if n.kind == "DECL_REF_EXPR" and n.decl is not None:
-                uses[n.decl.key] = uses.get(n.decl.key, 0) + 1
-        declared_bare = {n.decl.key for n in fn.body.walk()
-                         if n.kind == "VAR_DECL" and n.decl is not None and not n.children}
+                first_use[n.decl.key] = min(n.start, first_use.get(n.decl.key, n.start))
+            elif n.kind == "VAR_DECL" and n.decl is not None and not n.children:
+                declared_bare.add(n.decl.key)
+        if not declared_bare:
+            return
         for stmt in fn.body.children:
             call = _strip(stmt)
             if call.kind != "CALL_EXPR" or P.classify(call) is not None:
@@ -618,8 +621,7 @@ class KernelAccesses:
                         or target.decl.key in scope.later_defs:
                     continue
                 # Written nowhere else: every other mention of it comes after this call.
-                if any(n.start < stmt.start for n in fn.body.walk() if n.kind == "DECL_REF_EXPR"
-                       and n.decl is not None and n.decl.key == target.decl.key) or uses[target.decl.key] < 1:
+                if first_use.get(target.decl.key, stmt.start) < stmt.start:
                     continue
                 outs.append((param, target.decl.key))
             if not outs:
