@@ -273,6 +273,10 @@ class Encoder:
         step = induction.step
         if isinstance(step, Node):
             step = self.expr(step, scope, depth + 1)
+        if induction.op == "<<":
+            # `s *= 2` doubles up to its loop's bound: shifting past the word would wrap s to 0,
+            # which the program never reaches (indices do not overflow, as for symbols).
+            self.facts.append(z3.ULT(count * step, BITS - 1))
         return {"+": lambda: start + count * step, "-": lambda: start - count * step,
                 ">>": lambda: z3.LShR(start, count * step),
                 "<<": lambda: start << (count * step)}[induction.op]()
