@@ -123,7 +123,8 @@ def _error_kind(message: str) -> str:
                          ("internal error", "internal error"), ("not a regular file", "not regular"),
                          ("syntax error", "syntax error"), ("too deeply nested", "too deeply nested"),
                          ("not valid UTF-8", "not UTF-8"), ("binary file", "binary"),
-                         ("file is empty", "empty")):
+                         ("file is empty", "empty"), ("#include nested too deeply", "include cycle"),
+                         ("could not be parsed", "parse failed")):
         if needle in message:
             return kind
     return "other"
