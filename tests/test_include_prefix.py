@@ -149,3 +149,16 @@ def test_files_named_by_relative_paths_use_it_too(tmp_path, monkeypatch):
     assert [(f.code, f.line) for f in plain.findings] == [(f.code, f.line) for f in with_prefix.findings] \
         == [("SYN101", 8), ("SYN402", 9)]
     assert plain.dependencies == with_prefix.dependencies
+
+
+def test_checking_include_guards_leaves_the_clang_bindings_working(tmp_path):
+    # The guard check calls clang_getFile with bytes; it must not retype the bindings' own
+    # function, whose TranslationUnit.get_file passes a str (the language server's kept
+    # bodies find instantiations again through it).
+    header = tmp_path / "guarded.cuh"
+    header.write_text("#pragma once\n__device__ int twice(int x) { return 2 * x; }\n")
+    main = tmp_path / "k.cu"
+    main.write_text('#include "guarded.cuh"\n__global__ void k(int* a) { a[0] = twice(a[1]); }\n')
+    parsed = parse_source(str(main), main.read_bytes(), ParseOptions(), use_pch=False)
+    assert include_prefix._guarded(parsed.tu, [str(header)])
+    assert parsed.tu.get_file(str(main)).name == str(main)

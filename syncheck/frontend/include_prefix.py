@@ -220,10 +220,13 @@ def _guarded(tu: ci.TranslationUnit, names: list[str]) -> bool:
     """Is every one of these files guarded against a second inclusion (#pragma once or an
     include guard)?"""
     lib = ci.conf.lib
-    fn = lib.clang_isFileMultipleIncludeGuarded
+    # Function objects of our own (indexing makes a new one): setting argtypes on the shared
+    # attribute (lib.clang_getFile) would change them for the clang bindings too, whose
+    # TranslationUnit.get_file passes a str there.
+    fn = lib["clang_isFileMultipleIncludeGuarded"]
     fn.argtypes = [ci.TranslationUnit, ctypes.c_void_p]
     fn.restype = ctypes.c_uint
-    get_file = lib.clang_getFile
+    get_file = lib["clang_getFile"]
     get_file.argtypes = [ci.TranslationUnit, ctypes.c_char_p]
     get_file.restype = ctypes.c_void_p
     for name in names:
