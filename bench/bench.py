@@ -14,7 +14,6 @@ import argparse
 import os
 import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time

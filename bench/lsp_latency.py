@@ -169,7 +169,7 @@ def _phases(text: str, edits: int) -> None:
     """One warm re-analysis after a body edit, in this process: time per phase, incremental
     lowering and not, alternating (same process, same kept translation unit)."""
     sys.path.insert(0, str(ROOT))
-    from syncheck import engine, header_choice
+    from syncheck import header_choice
     from syncheck.engine import Settings, analyze_file
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "bench.cu")

@@ -41,7 +41,7 @@ from syncheck.diagnostics import Report  # noqa: E402
 from syncheck.frontend import precompiled  # noqa: E402
 from syncheck.frontend.parse import ParseOptions, parse_source  # noqa: E402
 from syncheck.include_policy import IncludePolicy, guarding, project_roots  # noqa: E402
-from syncheck.ir import nodes, program  # noqa: E402
+from syncheck.ir import nodes  # noqa: E402
 
 
 class Clock:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from syncheck.ir.calls import call_args
+from syncheck.ir.calls import call_args, parameter_types
 from syncheck.ir.cfg import CFG
 from syncheck.ir.nodes import VALUE_WRAPPERS, Node, strip_wrappers
 
@@ -168,23 +168,7 @@ def _reference_parameters(call: Node) -> set[int] | None:
     """Positions of the call's parameters that are non-const references (None: unknown, so
     any argument may be one)."""
     decl = call.decl
-    if decl is None:
-        return None
-    spelling = getattr(decl, "type", "") or ""
+    spelling = getattr(decl, "type", "") if decl is not None else ""
     if "(" not in spelling:
         return None
-    inside = spelling[spelling.index("(") + 1:spelling.rindex(")")] if ")" in spelling else ""
-    params, depth, cur = [], 0, ""
-    for ch in inside:
-        if ch in "<(":
-            depth += 1
-        elif ch in ">)":
-            depth -= 1
-        if ch == "," and depth == 0:
-            params.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        params.append(cur.strip())
-    return {i for i, p in enumerate(params) if "&" in p and not p.startswith("const ")}
+    return {i for i, p in enumerate(parameter_types(spelling)) if "&" in p and not p.startswith("const ")}

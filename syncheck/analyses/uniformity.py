@@ -22,7 +22,7 @@ from syncheck.analyses.control_dependence import control_dependences
 from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level, join_all
 from syncheck.analyses.launch_shapes import LaunchShapes, ProjectLaunchShapes
 from syncheck.analyses.warp_idioms import Butterfly, butterfly
-from syncheck.ir.calls import call_args, group_kind
+from syncheck.ir.calls import call_args, group_kind, parameter_types
 from syncheck.ir.cfg import CFG, build_cfg
 from syncheck.ir.nodes import Node
 from syncheck.ir.program import Function, Program
@@ -1099,31 +1099,10 @@ def _assigned_keys(items: list[Node]) -> set[str]:
                     keys.add(key)
             elif k == "CALL_EXPR" and n.decl is not None and "&" in n.decl.type:
                 # Arguments bound to non-const reference parameters may be assigned.
-                params = _param_types(n.decl.type)
+                params = parameter_types(n.decl.type)
                 for i, a in enumerate(call_args(n)):
                     if i < len(params) and "&" in params[i] and "const" not in params[i]:
                         key = base_local(a)
                         if key:
                             keys.add(key)
     return keys
-
-
-def _param_types(function_type: str) -> list[str]:
-    """Parameter types from a function type spelling such as 'void (int &, float)'."""
-    start = function_type.find("(")
-    if start < 0:
-        return []
-    inner, depth, parts, cur = function_type[start + 1:function_type.rfind(")")], 0, [], ""
-    for ch in inner:
-        if ch in "<(":
-            depth += 1
-        elif ch in ">)":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        parts.append(cur)
-    return [p.strip() for p in parts]

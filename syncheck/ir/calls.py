@@ -74,3 +74,24 @@ def source_text(lines: list[str], node: Node, limit: int = 80) -> str:
 def is_default_argument(node: Node) -> bool:
     """A default argument the user did not write (libclang shows it as a bare unexposed expr)."""
     return node.kind == "UNEXPOSED_EXPR" and not node.children
+
+
+def parameter_types(function_type: str) -> list[str]:
+    """Parameter types from a function type spelling such as 'void (int &, float)'."""
+    start = function_type.find("(")
+    if start < 0:
+        return []
+    inner, depth, parts, cur = function_type[start + 1:function_type.rfind(")")], 0, [], ""
+    for ch in inner:
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur)
+    return [p.strip() for p in parts]
