@@ -453,6 +453,11 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
             solver.add(shared[key] == value)  # what every launch passes for the parameter
     if ka.kernel.launch_bounds and not shape:
         solver.add(bx * by * bz <= ka.kernel.launch_bounds)
+    elif ka.kernel.launch_bound_expr is not None and not shape:
+        try:
+            solver.add(bx * by * bz <= e1.expr(ka.kernel.launch_bound_expr, ka.kernel_scope))
+        except NotEncodable:
+            pass  # a bound the encoder cannot read bounds nothing
     solver.add(z3.Or(*[x != y for x, y in zip(e1.tid, e2.tid)]))
     solver.add(*same_element)
     facts = list(solver.assertions())

@@ -453,6 +453,7 @@ class KernelAccesses:
         self.unknown_barrier_calls = False
         self._known_parameters: dict[str, int] | None = None
         root = self._scope(kernel, self.analysis, {})
+        self.kernel_scope = root  # where the kernel's own names resolve (its launch bound)
         # `if (bad) __trap();` or `__builtin_assume(ok)` at the kernel's top level: every
         # access happens with !bad / ok.
         self.preconditions = [Guard(cond, holds, int(self.analysis.values.get(cond.id, _U).level), root)

@@ -404,6 +404,13 @@ class Encoder:
             bindings = {p.key: (a, scope) for p, a in zip(callee.params, args)}
             inner = Scope(scope.analysis, bindings)
             return self.expr(expr, inner, depth + 1)
+        callee = self.program.resolve_call(node.decl)
+        if callee is not None and self.program.is_pure(callee):
+            # A constexpr function of its arguments alone: equal arguments, equal values
+            # (the body's `nthreads(type)` and the one in `__launch_bounds__`).
+            terms = [self.expr(a, scope, depth + 1) for a in args]
+            sort = z3.BitVecSort(BITS)
+            return z3.Function(f"call:{callee.key}", *([sort] * len(terms)), sort)(*terms)
         raise NotEncodable()
 
     def _single_return(self, call: Node):

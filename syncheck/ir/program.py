@@ -11,6 +11,7 @@ import clang.cindex as ci
 from syncheck.frontend import clang_api
 from syncheck.frontend.cuda_headers import cuda_declaration_prefixes
 from syncheck.frontend.parse import INSTANTIATION_REFERENCE, ParsedFile
+from syncheck.ir import launch_bounds
 from syncheck.ir.calls import source_text
 from syncheck.ir.nodes import Decl, Lowerer, Node
 from syncheck.ir.reuse import (CursorAt, DocumentStore, KeptFunction, ReuseMismatch, ReusePlan,
@@ -25,8 +26,6 @@ _CONTAINER_KINDS = {K.NAMESPACE, K.LINKAGE_SPEC, K.CLASS_DECL, K.STRUCT_DECL, K.
                     K.UNEXPOSED_DECL}
 _BLOCK_PIN = re.compile(
     r"syncheck:\s*block[-_ ]?dim\s*[=(]?\s*(\d+)(?:\s*[,x]\s*(\d+))?(?:\s*[,x]\s*(\d+))?", re.I)
-# The bound only when it is a plain number: `__launch_bounds__(4 * WARP_SIZE)` is 128, not 4.
-_LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\(\s*(\d+)\s*[,)]")
 
 # Instantiations lowered per translation unit: template-heavy libraries create thousands.
 MAX_INSTANTIATIONS = 256
@@ -61,6 +60,9 @@ class Function:
     # Constructors: the member initializer list, field key -> initializer expression.
     member_inits: dict = field(default_factory=dict)
     launch_bounds: int | None = None
+    # A bound written as an expression clang could not give a number for (a generic
+    # template's `__launch_bounds__(nthreads(type))`): blockDim.x*y*z <= its value.
+    launch_bound_expr: Node | None = None
     block_dim: tuple[int, int, int] | None = None  # pinned by a comment or config
     has_errors: bool = False
     in_main_file: bool = True
@@ -76,6 +78,13 @@ class Function:
     # is never looked at: only launches and the values that size them are).
     _lower: object = None
     text: str = ""
+    _constexpr_probe: object = None  # tells, when first asked, whether it is constexpr
+
+    @property
+    def is_constexpr(self) -> bool:
+        if callable(self._constexpr_probe):
+            self._constexpr_probe = bool(self._constexpr_probe())
+        return bool(self._constexpr_probe)
 
     @property
     def body(self) -> Node | None:
@@ -128,6 +137,30 @@ class Program:
     fields_asked: set[str] = field(default_factory=set)
     _owners: dict[int, Function] | None = field(default=None, repr=False)
     _other_lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    _pure: dict[str, bool] = field(default_factory=dict, repr=False)
+
+    def is_pure(self, fn: Function, depth: int = 0) -> bool:
+        """A constexpr function whose body (and its callees', a few calls deep) reads no
+        thread index, block shape or shared memory: its value depends on its arguments alone."""
+        if fn.key in self._pure:
+            return self._pure[fn.key]
+        self._pure[fn.key] = False  # a recursive call is decided by its first visit
+        pure = fn.is_constexpr and fn.body is not None and depth < 4
+        for n in fn.body.walk() if pure else ():
+            d = n.decl
+            if n.kind == "ASM_STMT":
+                pure = False
+            elif d is None:
+                continue
+            elif d.storage in ("builtin", "shared"):
+                pure = False
+            elif n.kind == "CALL_EXPR":
+                callee = self.resolve_call(d)
+                pure = callee is None or callee is fn or self.is_pure(callee, depth + 1)
+            if not pure:
+                break
+        self._pure[fn.key] = pure
+        return pure
 
     def owner(self, node: Node) -> Function | None:
         """The function of another file (a header) whose body holds the node; None for nodes
@@ -227,6 +260,12 @@ _VENDORED = frozenset({"third_party", "third-party", "thirdparty", "3rdparty", "
                        "_deps", "external", "extern"})
 
 
+def _declared_constexpr(tu: ci.TranslationUnit, cursor: ci.Cursor) -> bool:
+    """Is `constexpr` among the words before the function's name?"""
+    span = ci.SourceRange.from_locations(cursor.extent.start, cursor.location)
+    return any(t.spelling in ("constexpr", "consteval") for t in tu.get_tokens(extent=span))
+
+
 def _vendored(path: str) -> bool:
     """In a vendored-code folder: a library's, not the project's (third_party.py decides the
     same for findings)."""
@@ -247,6 +286,7 @@ class ProgramBuilder:
             self.lowerer._next_id = reuse.store.next_node_id  # kept nodes keep their ids
         self.main = os.path.abspath(parsed.path)
         self.lines = parsed.source.decode("utf-8", errors="replace").splitlines()
+        self._macros: dict[str, str] | None = None  # the main file's object-like macros
         self.functions: dict[str, Function] = {}
         self.error_lines = sorted(p.line for p in parsed.errors)
         # Reachability (see _reach): deferred device functions of other files by key, the keys
@@ -448,9 +488,6 @@ class ProgramBuilder:
         else:
             fn.text = "<<< cudaLaunch cuLaunch"  # other files' text is not at hand: assume anything
         if in_main:
-            header = " ".join(self.lines[max(0, fn.line - 4):body_cursor.extent.start.line])
-            bounds = _LAUNCH_BOUNDS.search(header)
-            fn.launch_bounds = int(bounds.group(1)) if bounds else None
             fn.block_dim = self._pinned_block_dim(fn, body_cursor.extent.start.line)
             fn.has_errors = any(fn.line <= ln <= fn.end_line for ln in self.error_lines)
         self.functions[fn.key] = fn
@@ -465,6 +502,7 @@ class ProgramBuilder:
         if (self.reuse is not None and in_main and not instance and not in_template
                 and not member_refs and outer_end is not None):
             record, kept = self._keep(cursor, decl.key, body_cursor, outer_end)
+        fn._constexpr_probe = lambda: _declared_constexpr(self.parsed.tu, cursor)
         if fn.kind == "host":  # lowered on demand; its lambdas run on the host too
             fn._lower = lambda: self._lower_body(body_cursor, record, kept)
             return fn
@@ -472,7 +510,34 @@ class ProgramBuilder:
         fn.body = self._lower_body(body_cursor, record, kept)
         for lam in self.lowerer.lambdas[first_lambda:]:
             self._add_lambda(lam, fn)
+        if fn.kind == "kernel":
+            self._launch_bounds(fn, cursor, body_cursor, instance)
         return fn
+
+    def _launch_bounds(self, fn: Function, cursor: ci.Cursor, body_cursor: ci.Cursor, instance: str) -> None:
+        """fn.launch_bounds (a number) or fn.launch_bound_expr (over template parameters)."""
+        tokens = launch_bounds.bound_argument_tokens(self.parsed.tu, cursor)
+        if not tokens:
+            return
+        tree = launch_bounds.parse(tokens)
+        if tree is None:
+            return
+        if self._macros is None:
+            self._macros = launch_bounds.macros_of(self.lines)
+        tree = launch_bounds.expand_macros(tree, self._macros if fn.in_main_file else {})
+        if tree is None:
+            return
+        names = launch_bounds.instance_arguments(cursor) if instance else {}
+        value = launch_bounds.evaluate(tree, names, launch_bounds.body_call_value(body_cursor))
+        if value is not None:
+            fn.launch_bounds = value if value > 0 else None
+        elif not instance and fn.body is not None:
+            fn.launch_bound_expr = launch_bounds.bound_node(tree, fn.body, self._new_node_id)
+
+    def _new_node_id(self) -> int:
+        nid = self.lowerer._next_id
+        self.lowerer._next_id += 1
+        return nid
 
     def _keep(self, cursor: ci.Cursor, key: str, body_cursor: ci.Cursor,
               outer_end: int) -> tuple[KeptFunction, KeptFunction | None]:
