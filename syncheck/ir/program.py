@@ -493,7 +493,11 @@ class ProgramBuilder:
         self.functions[fn.key] = fn
         self._positions.setdefault(fn.key, self._position if not instance else (1 << 60,))
         if fn.has_errors:
-            return fn  # a body clang could not parse is not analyzed (nor lowered)
+            if fn.kind == "host":
+                # not analyzed, but its launches are read: clang keeps the statements it
+                # could parse, and a launch's shape counts only where it is a constant
+                fn._lower = lambda: self.lowerer.lower(body_cursor)
+            return fn  # a device body clang could not parse is not analyzed (nor lowered)
         for member, init in member_refs:
             target = self.lowerer.decl_of(member.referenced)
             if target is not None:
