@@ -113,3 +113,24 @@ def test_block_dim_pin_changes_warp_reasoning(cli, tmp_path):
     assert cli(src).returncode == 0  # blockDim.x % 32 == 0 assumed: threadIdx.y is warp-uniform
     r = cli("--block-dim", "16,16", src)
     assert r.returncode == 1 and "SYN103" in r.stdout
+
+
+def test_cooperative_grid_written_in_a_macro_argument_has_no_empty_quote(cli, tmp_path):
+    # The grid expression of a launch wrapped in a checking macro has no source text of its
+    # own: the message must not quote an empty string.
+    src = tmp_path / "coop.cu"
+    src.write_text(
+        "#include <cooperative_groups.h>\n"
+        "namespace cg = cooperative_groups;\n"
+        "#define CHECKED(call) do { if ((call) != cudaSuccess) return; } while (0)\n"
+        "__global__ void phases(float *a) { cg::this_grid().sync(); a[0] = 1; }\n"
+        "void run(float *a, int n) {\n"
+        "  int ok = 0; cudaDeviceGetAttribute(&ok, cudaDevAttrCooperativeLaunch, 0);\n"
+        "  void *args[] = {&a};\n"
+        "  CHECKED(cudaLaunchCooperativeKernel((void *)phases, dim3(n), dim3(256), args, 0, 0));\n"
+        "}\n")
+    r = cli("--format", "json", src)
+    found = [f for f in json.loads(r.stdout)["findings"] if f["code"] == "SYN302"]
+    assert len(found) == 1 and found[0]["line"] == 8
+    assert "('')" not in found[0]["message"]
+    assert "is not derived from an occupancy query" in found[0]["message"]

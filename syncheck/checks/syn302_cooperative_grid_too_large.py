@@ -19,8 +19,10 @@ class CooperativeGridTooLarge(Check):
             if launch.grid_origin == "constant":
                 what = (f"is the constant {launch.grid_constant} block"
                         f"{'s' if launch.grid_constant != 1 else ''}")
-            else:
+            elif launch.grid_text:
                 what = f"('{launch.grid_text}') is not derived from an occupancy query"
+            else:  # written inside a macro's argument: no text of its own
+                what = "is not derived from an occupancy query"
             message = (f"the grid of this cooperative launch of '{launch.kernel_name}' {what}: all "
                        f"its blocks must be resident at once, or the launch fails with "
                        f"cudaErrorCooperativeLaunchTooLarge; size it with "
