@@ -46,7 +46,7 @@ class LaunchFact:
     api: str
     location: Location
     cooperative: bool
-    grid_origin: str | None = None   # occupancy | constant | data (cooperative launches only)
+    grid_origin: str | None = None   # occupancy | sm_count | constant | data (cooperative launches only)
     grid_text: str = ""
     grid_constant: int | None = None
     uses_sm_count: bool = False
@@ -151,6 +151,8 @@ def _launch_fact(program: Program, launch: LaunchSite, host, hv: HostValues, pat
         constant = hv.constant(grid)
         sm = SM_COUNT in sources
         origin = OCCUPANCY if OCCUPANCY in sources else ("constant" if constant is not None else "data")
+        if origin == "data" and hv.one_block_per_sm(grid):
+            origin = SM_COUNT
         text = program.text(grid)
     used = launch.result_used or _checked_later(program, host, launch)
     return LaunchFact(launch.kernel_key, launch.kernel_name, api,

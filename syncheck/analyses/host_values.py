@@ -178,8 +178,9 @@ class HostValues:
     def dim3_expressions(self, expr: Node) -> list[Node | None] | None:
         """The x, y, z expressions of a block or grid shape (None: 1), through dim3 locals."""
         node = expr
-        while node.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and node.children:
-            node = node.children[-1]
+        while (node.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") or (
+                node.kind == "CXX_FUNCTIONAL_CAST_EXPR" and "dim3" in node.type)) and node.children:
+            node = node.children[-1]  # `dim3(n)` is a cast of n to dim3
         if node.kind == "DECL_REF_EXPR" and node.decl is not None and "dim3" in node.decl.type:
             defs = self.defs.get(node.decl.key, [])
             return self.dim3_expressions(defs[0]) if len(defs) == 1 else None
@@ -265,6 +266,31 @@ class HostValues:
             self.program.fields_asked.add(decl.key)
             return self.program.field_values.get(decl.key)
         return None
+
+    def one_block_per_sm(self, grid: Node) -> bool:
+        """Is the grid the device's SM count itself (x; y and z 1)? Every block shape that
+        can be launched at all has at least one block resident per SM, so such a
+        cooperative grid always fits."""
+        axes = self.dim3_expressions(grid)
+        if axes is None or any(a is not None and self.constant(a) != 1 for a in axes[1:]):
+            return False
+        return axes[0] is not None and self._is_sm_count(axes[0], 0)
+
+    def _is_sm_count(self, expr: Node, depth: int) -> bool:
+        node = strip_wrappers(expr)
+        if depth > 6:
+            return False
+        if node.kind == "MEMBER_REF_EXPR" and node.spelling == "multiProcessorCount":
+            return True
+        if node.kind != "DECL_REF_EXPR" or node.decl is None or node.decl.storage != "local":
+            return False
+        key = node.decl.key
+        defs = self.defs.get(key, [])
+        if self.direct.get(key) == {SM_COUNT}:
+            # filled by the multiprocessor-count attribute query; other writes only the
+            # constant it starts from (`int sms = 0;`)
+            return all(self.constant(d) is not None for d in defs)
+        return len(defs) == 1 and key not in self.direct and self._is_sm_count(defs[0], depth + 1)
 
     def constant_choices(self, expr: Node, depth: int = 0) -> set[int] | None:
         """The values an expression of constants can have when it picks between them

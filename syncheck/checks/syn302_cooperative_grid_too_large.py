@@ -14,7 +14,7 @@ class CooperativeGridTooLarge(Check):
 
     def run_project(self, project: ProjectFacts):
         for launch in project.launches():
-            if not launch.cooperative or launch.grid_origin in (None, "occupancy"):
+            if not launch.cooperative or launch.grid_origin in (None, "occupancy", "sm_count"):
                 continue
             if launch.grid_origin == "constant":
                 what = (f"is the constant {launch.grid_constant} block"
