@@ -9,6 +9,8 @@ cudaDevAttrWarpSize attribute), is a constant: 32 on every GPU CUDA targets. Hos
 keeps it in a field of its own device-info record, filled once at start-up in another file;
 field_assignments() lists what each file assigns to its records' fields, and the engine gives
 every file the fields all of whose assignments agree on one constant (Program.field_values).
+The same join tells which fields hold the device's SM count (a cooperative grid of one block
+per SM always fits).
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from syncheck.ir.program import Function, Program
 
 OCCUPANCY = "occupancy"
 SM_COUNT = "sm_count"
+# A field's fact "it holds the device's SM count", joined across files as the field values
+# are (Program.field_values[field key + this] == 1 where every write stores the SM count).
+HOLDS_SM_COUNT = "#holds-sm-count"
 PARAMETER = "parameter"
 
 _OCCUPANCY_CALLS = {"cudaOccupancyMaxActiveBlocksPerMultiprocessor",
@@ -282,6 +287,10 @@ class HostValues:
             return False
         if node.kind == "MEMBER_REF_EXPR" and node.spelling == "multiProcessorCount":
             return True
+        if node.kind == "MEMBER_REF_EXPR" and _project_field(node.decl):
+            fact = node.decl.key + HOLDS_SM_COUNT
+            self.program.fields_asked.add(fact)
+            return self.program.field_values.get(fact) == 1
         if node.kind != "DECL_REF_EXPR" or node.decl is None or node.decl.storage != "local":
             return False
         key = node.decl.key
@@ -410,6 +419,8 @@ def field_assignments(program: Program) -> list[tuple[str, int | None]]:
             if value is not None:
                 values = values or HostValues(program, fn)
                 out.add((target.decl.key, values.constant(value)))
+                out.add((target.decl.key + HOLDS_SM_COUNT, 1 if values._is_sm_count(value, 0) else None))
             else:
                 out.add((target.decl.key, None))
+                out.add((target.decl.key + HOLDS_SM_COUNT, None))
     return sorted(out, key=lambda kv: (kv[0], kv[1] is None, kv[1] or 0))
