@@ -81,8 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", metavar="DIR", help="where the cache lives (default: a folder "
                    "for this project in the user cache directory, e.g. ~/.cache/syncheck)")
     p.add_argument("--timeout", type=_non_negative_seconds, metavar="S",
-                   help="stop analyzing a file after S seconds of wall time; 0: no limit "
-                        f"(default {DEFAULT_LIMITS.wall_seconds:g})")
+                   help="stop analyzing a file after S seconds of CPU time (and after 10 times S "
+                        "of wall time, for a file that waits); 0: no limit "
+                        f"(default {DEFAULT_LIMITS.cpu_seconds:g})")
     p.add_argument("--memory-limit", type=_non_negative_mib, metavar="MIB",
                    help="stop analyzing a file whose worker process needs more than MIB MiB of "
                         f"address space; 0: no limit (default {DEFAULT_LIMITS.memory_mb})")

@@ -13,7 +13,7 @@ before a pyproject.toml in the same folder). Command-line flags override it.
     arch = "sm_90"
     report-unused-suppressions = true
     jobs = 4
-    timeout = 120          # wall seconds per file, at most 3600
+    timeout = 120          # CPU seconds per file, at most 3600
     memory-limit = 2048    # MiB of address space per worker process, 256 to 65536
 
 The limits protect the machine from the analyzed code, and this file may come with that code:

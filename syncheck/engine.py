@@ -59,7 +59,7 @@ class Settings:
     report_unused_suppressions: bool = False
     jobs: int = 1
     cache_dir: str | None = None   # None: no cache
-    timeout: float | None = Limits.wall_seconds  # per file (enforced by killing its worker)
+    timeout: float | None = Limits.cpu_seconds  # CPU seconds per file (enforced by killing its worker)
     memory_limit_mb: int | None = Limits.memory_mb  # address space per worker process
     isolate: bool = True  # analyze in worker processes (False: in this process, no limits)
     include_policy: IncludePolicy | None = None  # None: the analyzed file's project only
@@ -75,7 +75,7 @@ class Settings:
     shard: tuple[int, int] | None = None  # (K, N): this run reports shard K of N (see shard_files)
 
     def limits(self) -> Limits:
-        return Limits(wall_seconds=self.timeout, memory_mb=self.memory_limit_mb)
+        return Limits(cpu_seconds=self.timeout, memory_mb=self.memory_limit_mb)
 
     def cache_key(self) -> str:
         return repr((self.select, self.ignore, self.parse, self.block_dim,

@@ -135,7 +135,7 @@ class _BufferAnalyzer:
     def __init__(self):
         # A server thread is blocked reading stdin: forking from this process could copy
         # its held locks into the worker, so workers come from a fork server.
-        self.pool = WorkerPool(1, analyze_task, Limits(wall_seconds=LANGUAGE_SERVER_TIMEOUT),
+        self.pool = WorkerPool(1, analyze_task, Limits(cpu_seconds=LANGUAGE_SERVER_TIMEOUT),
                                start_method="forkserver")
         self.lock = threading.Lock()
         self.started: float | None = None

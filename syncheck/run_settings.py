@@ -136,7 +136,7 @@ def resolve(options, path: str, project_paths: list[str] | None = None) -> Resol
         jobs=max(1, options.jobs or cfg.jobs or 1),
         cache_dir=None if options.no_cache else (options.cache_dir or default_cache_dir(
             root or os.getcwd())),
-        timeout=_limit(options.timeout, cfg.timeout, DEFAULT_LIMITS.wall_seconds),
+        timeout=_limit(options.timeout, cfg.timeout, DEFAULT_LIMITS.cpu_seconds),
         memory_limit_mb=_limit(options.memory_limit, cfg.memory_limit, DEFAULT_LIMITS.memory_mb),
         # Includes may come from the project, the -I folders given here and system headers;
         # never from folders that the analyzed repository's own configuration names.

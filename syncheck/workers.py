@@ -2,11 +2,16 @@
 
 A file can make libclang crash (a 20,000-term expression overflows its stack), the solver
 run away, or the parser allocate gigabytes. Each file is therefore analyzed in a worker
-process: the parent kills a worker that runs past the per-file wall-time limit, the kernel
+process: the parent kills a worker that runs past the per-file time limit, the kernel
 stops one that grows past the memory limit (RLIMIT_AS, set in the worker), and a worker that
 dies for any reason costs only the file it was analyzing: the parent reports one line for it
 and starts a replacement. Workers are reused from file to file, so a run pays for starting
 them once, not per file.
+
+The time limit counts the worker's CPU time (read from /proc where there is one), so that a
+busy machine does not stop a file that an idle one finishes: results do not depend on load.
+A file that waits instead of computing is stopped after a wall-time backstop, a multiple of
+the CPU limit.
 
 Results come back as validated JSON (syncheck.results), never as pickles.
 """
@@ -31,8 +36,19 @@ Analyze = Callable[[str, bytes], FileResult]
 
 @dataclass(frozen=True)
 class Limits:
-    wall_seconds: float | None = 120.0   # per file; None: no limit
+    cpu_seconds: float | None = 120.0    # CPU time per file; None: no limit
     memory_mb: int | None = 2048         # address space of a worker; None: no limit
+
+    @property
+    def wall_seconds(self) -> float | None:
+        """The wall-time backstop per file: for a file that waits instead of computing."""
+        if not self.cpu_seconds:
+            return None
+        return max(WALL_BACKSTOP_FACTOR * self.cpu_seconds, self.cpu_seconds + 60.0)
+
+
+# How much slower than its CPU time a file may run (a loaded machine) before the backstop.
+WALL_BACKSTOP_FACTOR = 10.0
 
 
 def memory_limit_message(limits: Limits) -> str:
@@ -40,7 +56,28 @@ def memory_limit_message(limits: Limits) -> str:
 
 
 def time_limit_message(limits: Limits) -> str:
-    return f"analysis stopped after {limits.wall_seconds:g} s (per-file time limit)"
+    return f"analysis stopped after {limits.cpu_seconds:g} s of CPU time (per-file time limit)"
+
+
+def wall_backstop_message(limits: Limits) -> str:
+    return (f"analysis stopped after {limits.wall_seconds:g} s of wall time without finishing "
+            f"(the backstop for a file that waits instead of computing)")
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) a process has used so far; None where /proc cannot say."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+try:
+    _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+except (AttributeError, ValueError, OSError):
+    _CLOCK_TICKS = 100
 
 
 def crash_message(exitcode: int | None, limits: Limits) -> str:
@@ -67,6 +104,14 @@ class _Worker:
         self.process.start()
         child_end.close()
         self.task: tuple[str, float] | None = None  # (path, started at)
+        self.cpu_at_start: float | None = None  # the worker's CPU time when the task began
+
+    def cpu_used(self) -> float | None:
+        """CPU seconds spent on the current task (None: not measurable here)."""
+        now = _cpu_seconds(self.process.pid) if self.process.pid else None
+        if now is None or self.cpu_at_start is None:
+            return None
+        return now - self.cpu_at_start
 
     def stop(self, kill: bool = False) -> None:
         if kill and self.process.is_alive():
@@ -133,6 +178,7 @@ class WorkerPool:
                         worker.stop()
                         worker = self.workers[i] = _Worker(self.context, self.analyze, self.limits)
                     try:
+                        worker.cpu_at_start = _cpu_seconds(worker.process.pid)
                         worker.conn.send((path, source))
                         worker.task = (path, time.monotonic())
                     except OSError:  # died while idle: replace it and retry the file
@@ -143,10 +189,7 @@ class WorkerPool:
             busy = [w for w in self.workers if w.task is not None]
             if not busy:
                 return
-            timeout = None
-            if self.limits.wall_seconds:
-                first = min(w.task[1] for w in busy)
-                timeout = max(0.0, first + self.limits.wall_seconds - time.monotonic())
+            timeout = self._next_check(busy)
             ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout)
             for i, worker in enumerate(self.workers):
                 if worker.task is None:
@@ -188,9 +231,30 @@ class WorkerPool:
                 return _problem(path, crash_message(worker.process.exitcode, self.limits)), False, True
             if not has_data:
                 return None
-        if self.limits.wall_seconds and time.monotonic() - started >= self.limits.wall_seconds:
-            return _problem(path, time_limit_message(self.limits)), False, True
+        if self.limits.cpu_seconds:
+            used = worker.cpu_used()
+            elapsed = time.monotonic() - started
+            if used is None and elapsed >= self.limits.cpu_seconds:  # no /proc: wall time
+                return _problem(path, time_limit_message(self.limits)), False, True
+            if used is not None and used >= self.limits.cpu_seconds:
+                return _problem(path, time_limit_message(self.limits)), False, True
+            if elapsed >= self.limits.wall_seconds:
+                return _problem(path, wall_backstop_message(self.limits)), False, True
         return None
+
+    def _next_check(self, busy: list[_Worker]) -> float | None:
+        """How long to wait for results before looking at the limits again: a worker cannot
+        use more CPU time than the wall time that passes."""
+        if not self.limits.cpu_seconds:
+            return None
+        now = time.monotonic()
+        waits = []
+        for worker in busy:
+            elapsed = now - worker.task[1]
+            used = worker.cpu_used()
+            left = self.limits.cpu_seconds - (used if used is not None else elapsed)
+            waits += [left, self.limits.wall_seconds - elapsed]
+        return max(0.05, min(waits))
 
 
 class _Idle:

@@ -160,11 +160,13 @@ def test_a_file_that_blocks_the_parser_is_stopped_by_the_time_limit(tmp_path):
     os.mkfifo(tmp_path / "pipe.h")
     (tmp_path / "blocks.cu").write_text('#define HEADER "pipe.h"\n#include HEADER\n' + BUGGY)
     (tmp_path / "good.cu").write_text(BUGGY)
-    # The limit is wall time: generous enough that good.cu fits in it on a loaded machine.
-    r, data = json_run("--no-cache", "--timeout", "20", "blocks.cu", "good.cu", cwd=tmp_path, timeout=240)
+    # Waiting uses no CPU time: the wall-time backstop (10 times the limit, at least the
+    # limit and a minute) stops it.
+    r, data = json_run("--no-cache", "--timeout", "5", "blocks.cu", "good.cu", cwd=tmp_path, timeout=240)
     assert r.returncode == 2
     assert [os.path.basename(f["path"]) for f in data["findings"]] == ["good.cu"]
-    assert errors_by_file(data) == {"blocks.cu": "analysis stopped after 20 s (per-file time limit)"}
+    assert errors_by_file(data) == {"blocks.cu": "analysis stopped after 65 s of wall time without finishing "
+                                                 "(the backstop for a file that waits instead of computing)"}
 
 
 def test_a_file_that_needs_too_much_memory_is_stopped_by_the_memory_limit(tmp_path):
@@ -222,8 +224,9 @@ def test_limits_are_configuration_keys(tmp_path):
     os.mkfifo(tmp_path / "pipe.h")
     (tmp_path / "blocks.cu").write_text('#define HEADER "pipe.h"\n#include HEADER\n' + BUGGY)
     (tmp_path / ".syncheck.toml").write_text("timeout = 2\nmemory-limit = 1500\n")
-    r, data = json_run("--no-cache", "blocks.cu", cwd=tmp_path, timeout=120)
-    assert errors_by_file(data) == {"blocks.cu": "analysis stopped after 2 s (per-file time limit)"}
+    r, data = json_run("--no-cache", "blocks.cu", cwd=tmp_path, timeout=180)
+    assert errors_by_file(data) == {"blocks.cu": "analysis stopped after 62 s of wall time without finishing "
+                                                 "(the backstop for a file that waits instead of computing)"}
 
 
 def test_a_recursion_inside_a_libclang_callback_prints_no_traceback(tmp_path):
@@ -251,7 +254,7 @@ def test_the_time_limit_stops_an_analysis_busy_in_python(tmp_path, jobs):
     (tmp_path / "races.cu").write_text(_many_accesses_in_one_interval(4000))
     r, data = json_run("--no-cache", "-j", jobs, "--timeout", "1", "races.cu", cwd=tmp_path, timeout=120)
     assert r.returncode == 2 and data["findings"] == []
-    assert errors_by_file(data) == {"races.cu": "analysis stopped after 1 s (per-file time limit)"}
+    assert errors_by_file(data) == {"races.cu": "analysis stopped after 1 s of CPU time (per-file time limit)"}
 
 
 def test_an_exponential_macro_is_stopped_by_the_memory_limit(tmp_path):
@@ -552,3 +555,31 @@ def test_lsp_survives_a_libclang_crash(tmp_path):
     crashed, after = _lsp_session(tmp_path, script)
     assert "crashed" in crashed.diagnostics[0].message
     assert [d.code for d in after.diagnostics] == ["SYN101"]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs Linux /proc")
+def test_the_time_limit_counts_cpu_time_not_waiting():
+    # A machine busy with other work slows a file down without making it use more CPU time:
+    # a task that spends its time waiting is not stopped by a limit it would exceed in wall
+    # time, and a task that computes is stopped by it.
+    import time
+    from syncheck.diagnostics import FileProblem
+    from syncheck.results import FileResult
+    from syncheck.workers import Limits, WorkerPool
+
+    def analyze(path, source):
+        if path == "waits.cu":
+            end = time.monotonic() + 3
+            while time.monotonic() < end:
+                time.sleep(0.1)
+        else:
+            end = time.process_time() + 3
+            while time.process_time() < end:
+                pass
+        return FileResult(problems=[FileProblem(path, "finished")])
+
+    with WorkerPool(2, analyze, Limits(cpu_seconds=1.0, memory_mb=None)) as pool:
+        results = {path: result for path, result, _ in pool.run([("waits.cu", b""), ("computes.cu", b"")])}
+    assert results["waits.cu"].problems[0].message == "finished"
+    assert results["computes.cu"].problems[0].message == \
+        "analysis stopped after 1 s of CPU time (per-file time limit)"
