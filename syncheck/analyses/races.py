@@ -455,7 +455,9 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         solver.add(bx * by * bz <= ka.kernel.launch_bounds)
     elif ka.kernel.launch_bound_expr is not None and not shape:
         try:
-            solver.add(bx * by * bz <= e1.expr(ka.kernel.launch_bound_expr, ka.kernel_scope))
+            bound = e1.expr(ka.kernel.launch_bound_expr, ka.kernel_scope)
+            # a launch bound is a block size: 1 to 1,024 threads
+            solver.add(bx * by * bz <= bound, bound >= 1, bound <= 1024, *e1.facts)
         except NotEncodable:
             pass  # a bound the encoder cannot read bounds nothing
     solver.add(z3.Or(*[x != y for x, y in zip(e1.tid, e2.tid)]))

@@ -410,7 +410,10 @@ class Encoder:
             # (the body's `nthreads(type)` and the one in `__launch_bounds__`).
             terms = [self.expr(a, scope, depth + 1) for a in args]
             sort = z3.BitVecSort(BITS)
-            return z3.Function(f"call:{callee.key}", *([sort] * len(terms)), sort)(*terms)
+            value = z3.Function(f"call:{callee.key}", *([sort] * len(terms)), sort)(*terms)
+            # in the range of every other symbol, so that index arithmetic cannot wrap
+            self.facts += [value > -SYMBOL_RANGE, value < SYMBOL_RANGE]
+            return value
         raise NotEncodable()
 
     def _single_return(self, call: Node):

@@ -139,14 +139,23 @@ class Program:
     _other_lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _pure: dict[str, bool] = field(default_factory=dict, repr=False)
 
-    def is_pure(self, fn: Function, depth: int = 0) -> bool:
-        """A constexpr function whose body (and its callees', a few calls deep) reads no
-        thread index, block shape or shared memory: its value depends on its arguments alone."""
+    def is_pure(self, fn: Function) -> bool:
+        """A constexpr function that reads no thread index, block shape or shared memory (nor
+        do the functions it calls, a few calls deep): its value depends on its arguments
+        alone."""
+        return fn.is_constexpr and self._reads_no_thread_state(fn, 0)
+
+    def _reads_no_thread_state(self, fn: Function, depth: int) -> bool:
         if fn.key in self._pure:
             return self._pure[fn.key]
         self._pure[fn.key] = False  # a recursive call is decided by its first visit
-        pure = fn.is_constexpr and fn.body is not None and depth < 4
-        for n in fn.body.walk() if pure else ():
+        if fn.body is None:
+            # no body to look at: a constexpr one is evaluated by the compiler, from its
+            # arguments; any other could read anything
+            pure = fn.is_constexpr
+        else:
+            pure = depth < 4
+        for n in fn.body.walk() if pure and fn.body is not None else ():
             d = n.decl
             if n.kind == "ASM_STMT":
                 pure = False
@@ -156,7 +165,10 @@ class Program:
                 pure = False
             elif n.kind == "CALL_EXPR":
                 callee = self.resolve_call(d)
-                pure = callee is None or callee is fn or self.is_pure(callee, depth + 1)
+                if callee is None:
+                    pure = not d.in_model  # CUDA's own functions: warp votes, shuffles, clocks
+                else:
+                    pure = callee is fn or self._reads_no_thread_state(callee, depth + 1)
             if not pure:
                 break
         self._pure[fn.key] = pure
