@@ -139,6 +139,7 @@ class ReusePlan:
         if kept is None or not kept.cacheable or kept.body is None:
             return None
         if self._shift is not None and kept.outer_end > self._prefix:
+            self.store.body_keys.pop(id(kept.body), None)  # its nodes move: its key changes
             return self._shift.applied(kept)
         return kept
 
@@ -228,6 +229,13 @@ class DocumentStore:
     node_ids_from: int = 0
     last_reused: int = 0     # bodies the last build took from the one before, and lowered
     last_lowered: int = 0
+    # What the analyses of the document's parts found, by content (syncheck/analysis_reuse.py;
+    # it owns these): the key of what lies outside the parts, results by part key, and the
+    # structural keys of kept bodies (id of the body -> (body, start, line, key)).
+    outside_key: object = None
+    part_results: dict = field(default_factory=dict)
+    body_keys: dict = field(default_factory=dict)
+    last_parts: tuple[int, int] = (0, 0)  # parts the last analysis analyzed, and took as they were
 
     @property
     def next_node_id(self) -> int:
@@ -241,6 +249,10 @@ class DocumentStore:
         self.outline = []
         self.lowerer = None
         self.last_reused = self.last_lowered = 0
+        self.outside_key = None
+        self.part_results = {}
+        self.body_keys = {}
+        self.last_parts = (0, 0)
 
 
 _STORES: dict[tuple[str, str], DocumentStore] = {}
