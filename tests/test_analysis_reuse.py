@@ -95,6 +95,9 @@ def _steps():
     yield "a line added inside a kernel's body", text, PARTS, ("SYN101", 30)
     text = text.replace("if (stage_of(threadIdx.x) < 4)", "if (stage_of(+blockIdx.x) < 4)")
     yield "a kernel's call to the helper, changed back to a uniform argument", text, 1, ("SYN101", 9)
+    text = text.replace("    a[0] = 0.0f;\n", "   \na[0] = 0.0f;\n")
+    yield "a space inside a body becomes a line break (same length: the bodies after it move in " \
+          "lines only)", text, PARTS, None
 
 
 def test_each_edit_gives_what_a_fresh_analysis_gives(tmp_path):

@@ -109,16 +109,19 @@ class ReusePlan:
         lines = b.count(b"\n", p, len(b) - s) - a.count(b"\n", p, span_end)
         # What follows the change on its last line is the changed body's own: all that moves
         # a line moves by whole lines, its columns stay.
-        if delta and (not self._shiftable(path) or b"\n" not in a[span_end:store.functions[beside].body_end]):
+        # Bodies after the change move in bytes, in lines, or both (a same-length edit that
+        # turns a space into a line break moves them in lines only).
+        moves = bool(delta or lines)
+        if moves and (not self._shiftable(path) or b"\n" not in a[span_end:store.functions[beside].body_end]):
             return
         shift = Shift(path, span_end, a.count(b"\n", 0, span_end) + 1, delta, lines)
-        self._shift = shift if delta else None
+        self._shift = shift if moves else None
         for key, kept in store.functions.items():
             usr, start, end = key
             if key == beside or kept.outer_end <= p:
                 continue
             if start >= span_end:
-                if delta and b"\n" not in a[span_end:start]:
+                if moves and b"\n" not in a[span_end:start]:
                     continue  # on the changed line: its columns moved too
                 key = (shift.key(usr), start + delta, end + delta)
             self._kept[key] = kept
