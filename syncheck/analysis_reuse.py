@@ -14,9 +14,15 @@ with its callees, and what a root's judgement reads from outside its call tree i
 
 What a part's results depend on, and so its key:
 * its functions: their declarations (name, kind, place, parameters, pins, flags), their source
-  text and the structural key of each lowered body (every node: kind, spelling, type, place
-  in lines, columns and bytes, declaration, value): the same key means the same body at the
-  same place, so findings come out on the same lines; a function that moved is analyzed again;
+  text and the structural key of each lowered body (every node: kind, spelling, type, lines
+  and columns, bytes from the start of its function, declaration, value): the same key means
+  the same body at the same lines and columns, so the findings come out where they were; a
+  function that moved in lines is analyzed again. One moved only in bytes (a longer line in
+  a body above it) keeps its key: byte offsets, and those clang writes into the names (USRs)
+  of local declarations, count from the function's own start. Nothing the analyses report
+  carries a byte offset, and an edit moves everything after it alike (their order stays); a
+  part's result that names a declaration by its offset (a field of an unnamed record) is not
+  taken;
 * the rest of the file, as text (outside_key): the file with the bodies of its *isolated*
   functions blanked out (newlines kept, so that a body that gains a line changes it). An
   isolated function is a kernel or device-only function of the file whose body cannot change
@@ -45,12 +51,14 @@ is analyzed whole, as the command line does.
 from __future__ import annotations
 
 import copy
+import os
+import re
 from dataclasses import dataclass, field
 
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.checks.base import CheckContext
 from syncheck.diagnostics import Finding
-from syncheck.ir.nodes import Node
+from syncheck.ir.nodes import Decl, Node
 from syncheck.ir.program import Function, Program
 from syncheck.ir.reuse import DocumentStore
 from syncheck.project import Location, kernel_grid_sync, reports_kernel_fact
@@ -116,18 +124,24 @@ def device_parts(program: Program, references: dict[str, list]) -> list[list[str
 
 
 class BodyKey:
-    """The structural key of a lowered body: every node as data (kind, spelling, type, place in
-    lines, columns and bytes, declaration, value, role, number of children), in walk order.
-    Equal keys: equal bodies at the same places. Its hash is computed once."""
+    """The structural key of a lowered body: every node as data (kind, spelling, type, lines and
+    columns, bytes from ``base``, declaration, value, role, number of children), in walk order.
+    Byte offsets (of the nodes, and those clang writes into the USRs of local declarations,
+    ``c:file.cu@1234@...``) are taken from ``base``, the function's own place: a body that an
+    edit before it moved in bytes but not in lines or columns keeps its key, as the findings
+    about it keep their lines and columns. Its hash is computed once."""
 
-    __slots__ = ("data", "_hash", "_references")
+    __slots__ = ("data", "_hash", "referring")
 
-    def __init__(self, node: Node):
+    def __init__(self, node: Node, base: int, relative: "RelativeKeys"):
+        nodes = list(node.walk())
         self.data = tuple((n.kind, n.spelling, n.type, n.line, n.col, n.end_line, n.end_col,
-                           n.start, n.end, n.op, n.value, n.role, n.decl, len(n.children))
-                          for n in node.walk())
+                           n.start - base, n.end - base, n.op, n.value, n.role,
+                           relative.decl(n.decl, base), len(n.children)) for n in nodes)
         self._hash = hash(self.data)
-        self._references: list | None = None
+        # the nodes that refer to a declaration (their current ``decl``: a kept body's nodes are
+        # updated in place when an edit moves them)
+        self.referring = [n for n in nodes if n.decl is not None]
 
     def __hash__(self) -> int:
         return self._hash
@@ -136,42 +150,63 @@ class BodyKey:
         return self is other or (isinstance(other, BodyKey) and self._hash == other._hash
                                  and self.data == other.data)
 
-    def references(self) -> list:
-        if self._references is None:
-            self._references = [row[12] for row in self.data if row[12] is not None]
-        return self._references
+
+class RelativeKeys:
+    """Declarations and USRs with the main file's byte offsets taken from a base offset."""
+
+    def __init__(self, path: str):
+        self._offset = re.compile(r"(?<=c:)" + re.escape(os.path.basename(path)) + r"@(\d+)")
+
+    def usr(self, usr: str, base: int) -> str:
+        if "@" not in usr or not self._offset.search(usr):
+            return usr
+        return self._offset.sub(lambda m: m.group(0)[:-len(m.group(1))] + str(int(m.group(1)) - base), usr)
+
+    def names_offsets(self, result: "PartResult") -> bool:
+        """Does a part's result name a declaration of the main file by its byte offset (a
+        field of an unnamed record)?"""
+        return any(self._offset.search(key) for key in result.fields_asked) or \
+            any(self._offset.search(answer[0]) for answer in result.shape_answers)
+
+    def decl(self, decl: Decl | None, base: int):
+        if decl is None:
+            return None
+        return (decl.kind, decl.name, self.usr(decl.key, base), decl.storage, decl.type,
+                decl.qualified, decl.in_model, decl.line, decl.file, decl.value, decl.is_const,
+                self.usr(decl.instance, base))
 
 
-def _body_key(store: DocumentStore, keys: dict, node: Node) -> BodyKey:
-    """BodyKey, remembered for kept bodies (the same Node objects from build to build; a kept
-    body that moves is dropped from the store's keys by ir/reuse.py before its nodes move)."""
+def _body_key(store: DocumentStore, keys: dict, node: Node, base: int, relative: RelativeKeys) -> BodyKey:
+    """BodyKey, remembered for kept bodies (the same Node objects from build to build; ir/reuse.py
+    drops a kept body's key from the store when an edit moves it in lines)."""
     known = store.body_keys.get(id(node))
-    if known is not None and known[0] is node and known[1] == (node.start, node.line):
+    if known is not None and known[0] is node and known[1] == (node.start - base, node.line, node.end_line):
         keys[id(node)] = known
         return known[2]
-    key = BodyKey(node)
-    keys[id(node)] = (node, (node.start, node.line), key)
+    key = BodyKey(node, base, relative)
+    keys[id(node)] = (node, (node.start - base, node.line, node.end_line), key)
     return key
 
 
-def function_key(store: DocumentStore, keys: dict, fn: Function) -> tuple:
-    """A device function's declaration, text and lowered nodes, as data."""
-    params = tuple((p.name, p.key, p.type) for p in fn.params)
+def function_key(store: DocumentStore, keys: dict, fn: Function, relative: RelativeKeys) -> tuple:
+    """A device function's declaration, text and lowered nodes, as data (byte offsets taken
+    from the start of its body)."""
+    base = fn.body.start if fn.body is not None else 0
+    params = tuple((p.name, relative.usr(p.key, base), p.type) for p in fn.params)
     return (fn.key, fn.name, fn.qualified, fn.kind, fn.file, fn.line, fn.col, fn.end_line, params,
             fn.is_template, fn.is_lambda, fn.launch_bounds, fn.block_dim, fn.has_errors,
             fn.in_main_file, fn.reported, fn.instance_of, fn.text,
-            tuple((k, _body_key(store, keys, v)) for k, v in sorted(fn.member_inits.items())),
-            _body_key(store, keys, fn.body) if fn.body is not None else None)
+            tuple((relative.usr(k, base), _body_key(store, keys, v, base, relative))
+                  for k, v in sorted(fn.member_inits.items())),
+            _body_key(store, keys, fn.body, base, relative) if fn.body is not None else None)
 
 
-def _references(key: tuple) -> list:
-    """The declarations a function_key's nodes refer to (calls, references, lambdas)."""
-    out = []
-    for _, member in key[-2]:
-        out.extend(member.references())
-    if key[-1] is not None:
-        out.extend(key[-1].references())
-    return out
+def _references(keys: dict, fn: Function) -> list[Decl]:
+    """The declarations a function's lowered nodes refer to (calls, references, lambdas);
+    ``keys``: this analysis's body keys (function_key made them)."""
+    roots = [fn.body] if fn.body is not None else []
+    roots.extend(fn.member_inits.values())
+    return [n.decl for root in roots for n in keys[id(root)][2].referring]
 
 
 def outside_key(program: Program, store: DocumentStore, settings_key: tuple) -> tuple:
@@ -209,12 +244,16 @@ def run_by_parts(program: Program, path: str, checks: list[tuple[int, type]],
     notes: list[tuple[int, str]] = []
     grid_syncs: dict[str, tuple[Location | None, str]] = {}
     answers: set[tuple] = set()
-    functions = {key: function_key(store, body_keys, fn) for key, fn in program.functions.items()
-                 if fn.runs_on_device}
-    parts = device_parts(program, {key: _references(k) for key, k in functions.items()})
+    relative = RelativeKeys(program.path)
+    functions = {key: function_key(store, body_keys, fn, relative)
+                 for key, fn in program.functions.items() if fn.runs_on_device}
+    parts = device_parts(program, {key: _references(body_keys, fn)
+                                   for key, fn in program.functions.items() if fn.runs_on_device})
     for order, part in enumerate(parts):
         key = tuple(functions[k] for k in part)
         result = previous.get(key)
+        if result is not None and relative.names_offsets(result):
+            result = None  # it names declarations by their place in the file, which may have moved
         if result is None:
             result = _run_part(program, set(part), path, checks, make_service)
             analyzed += 1

@@ -80,7 +80,7 @@ def _steps():
     text = text.replace("a[i] = 2.0f;", "a[i] = 3.0f;")
     yield "a number inside a kernel's body (same length)", text, 1, None
     text = text.replace("a[i] = 3.0f;", "a[i] = 3.25f;")
-    yield "a number inside a kernel's body (longer: the parts after it moved)", text, None, None
+    yield "a number inside a kernel's body (longer: the parts after it moved in bytes)", text, 1, None
     text = text.replace("return 5 - 0;", "return 5 - t;")
     yield "a called __device__ helper returns a thread-dependent value", text, 1, ("SYN101", 8)
     text = text.replace("half_reader<<<1, 32>>>", "half_reader<<<1, 64>>>")
@@ -128,10 +128,9 @@ def test_each_edit_gives_what_a_fresh_analysis_gives(tmp_path):
         reuse.forget_stores()
 
 
-def test_an_edit_inside_one_body_reuses_the_parts_before_it(tmp_path):
-    """A longer line inside a body: the parts before it are taken as they were; those after
-    it moved (in bytes) and are analyzed again, with their findings where a fresh analysis
-    puts them."""
+def test_a_longer_line_inside_one_body_analyzes_only_its_part(tmp_path):
+    """A longer line inside a body: the parts after it moved in bytes, not in lines or columns;
+    they keep their results, the same as a fresh analysis's (their findings on the same lines)."""
     path = tmp_path / "parts.cu"
     path.write_text(BASE)
     try:
@@ -139,8 +138,16 @@ def test_an_edit_inside_one_body_reuses_the_parts_before_it(tmp_path):
         text = BASE.replace("    if (GUARD < 2) {", "    if (GUARD < 12) {")
         result = analyze_file(str(path), _settings(True), text.encode())
         (store,) = reuse._STORES.values()
-        assert store.last_parts == (PARTS - 1, 1)  # staged_barrier (and its helper) kept
-        assert _observed(result) == _observed(analyze_file(str(path), _settings(False), text.encode()))
+        assert store.last_parts == (1, PARTS - 1)
+        fresh = analyze_file(str(path), _settings(False), text.encode())
+        assert _observed(result) == _observed(fresh) and result.facts == fresh.facts
+        assert {(f.code, f.line) for f in result.findings} >= {("SYN101", 29), ("SYN401", 36)}
+        # and shorter again, on a line of its own: the parts after it moved back
+        text = text.replace("    if (GUARD < 12) {", "    if (GUARD<2){")
+        result = analyze_file(str(path), _settings(True), text.encode())
+        assert store.last_parts == (1, PARTS - 1)
+        fresh = analyze_file(str(path), _settings(False), text.encode())
+        assert _observed(result) == _observed(fresh) and result.facts == fresh.facts
     finally:
         forget_reused()
         reuse.forget_stores()

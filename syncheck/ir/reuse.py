@@ -142,7 +142,8 @@ class ReusePlan:
         if kept is None or not kept.cacheable or kept.body is None:
             return None
         if self._shift is not None and kept.outer_end > self._prefix:
-            self.store.body_keys.pop(id(kept.body), None)  # its nodes move: its key changes
+            if self._shift.lines:  # its nodes move in lines: its key changes
+                self.store.body_keys.pop(id(kept.body), None)
             return self._shift.applied(kept)
         return kept
 
