@@ -40,9 +40,9 @@ or removes a line inside a body changes outside_key, and every part is analyzed 
 
 Not identical in one respect: the solver's answers under its resource budget may depend on the
 queries its context saw before (analyses/symbolic.fresh_solver_context); a part taken from
-the previous analysis spares the queries a fresh analysis would make before the next part. A
-query so close to the budget that this decides it is reported as undecided either way (a note,
-never a finding), and has not been seen on the tests' and benchmarks' files.
+the previous analysis spares the queries a fresh analysis would make before the next part, so
+a query that needs almost all of the budget might be decided in one analysis and not in the
+other. None was seen on the tests' files (they compare with a fresh analysis) or the benchmark's.
 
 Where a launch is made from device code (a host-device function launching a kernel), the file
 is analyzed whole, as the command line does.
