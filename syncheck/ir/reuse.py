@@ -235,7 +235,7 @@ class DocumentStore:
     last_lowered: int = 0
     # What the analyses of the document's parts found, by content (syncheck/analysis_reuse.py;
     # it owns these): the key of what lies outside the parts, results by part key, and the
-    # structural keys of kept bodies (id of the body -> (body, start, line, key)).
+    # structural keys of kept bodies (id of the body -> (body, its place, key)).
     outside_key: object = None
     part_results: dict = field(default_factory=dict)
     body_keys: dict = field(default_factory=dict)
