@@ -9,7 +9,8 @@ servers run one after the other in this run:
 - `--no-incremental`: the same, translation units kept and reparsed where no precompiled
   header applies;
 - the server as shipped: as `--no-incremental`, and only the bodies an edit can have changed
-  lowered again (syncheck/ir/reuse.py);
+  lowered again (syncheck/ir/reuse.py), and only the parts of the device call graph whose
+  functions or outside text it changed analyzed again (syncheck/analysis_reuse.py);
 these figures:
 - first diagnostics: didOpen -> the first publishDiagnostics;
 - body edit: didChange (one line inside a kernel's body changed, same length) -> its
@@ -24,7 +25,7 @@ over the edits). The servers run side by side, idle but one: each takes its edit
 round after round, so that a change of the machine's load (it may be shared) falls on all of
 them alike; compare figures of one run. `--phases` adds, in this process, where
 one warm re-analysis after a body edit spends its time (parse, lowering, analyses),
-incremental and not, alternating. Run:
+incremental (kept bodies and parts' results) and not, alternating. Run:
     python bench/lsp_latency.py [--lines 1200] [--edits 7] [--phases]
 """
 
@@ -208,10 +209,12 @@ def _phases(text: str, edits: int) -> None:
             r = rows[incremental]
             parts = "  ".join(f"{k} {statistics.median(x[k] for x in r) * 1000:.0f} ms"
                               for k in ("total", "parse", "lowering", "analyses"))
-            print(f"  {'incremental lowering' if incremental else 'every body lowered':<22} {parts}")
+            print(f"  {'incremental' if incremental else 'every body lowered':<22} {parts}")
         inc = statistics.median(x["total"] for x in rows[True])
         full = statistics.median(x["total"] for x in rows[False])
         print(f"  incremental / every body lowered = {inc / full:.2f}")
+        print("  (incremental: kept bodies and parts' results; 'lowering' is the program's build,")
+        print("  'analyses' everything after it)")
 
 
 def main() -> int:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from syncheck.analyses.symbolic import fresh_solver_context
+from syncheck.analysis_reuse import can_analyze_by_parts, run_by_parts
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.checks.base import CheckContext, ProjectFacts
 from syncheck.checks.registry import ALL_CHECKS
@@ -338,16 +339,31 @@ def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileRes
             first = next(p for p in parsed.errors if f.line <= p.line <= f.end_line)
             problems.append(FileProblem(path, f"'{f.name}' not analyzed: {first.message}",
                                         kind="note", line=f.line))
-    service = UniformityService(program, settings.block_dim, settings.project_launches)
-    ctx = CheckContext(program, service, path)
+    checks = [(i, check_cls) for i, check_cls in enumerate(ALL_CHECKS) if check_cls.scope == "file"
+              and settings.enabled(check_cls.code, check_cls.name, check_cls.opt_in)]
     findings: list[Finding] = list(findings_unanalyzed)
-    for check_cls in ALL_CHECKS:
-        if check_cls.scope == "file" and settings.enabled(check_cls.code, check_cls.name, check_cls.opt_in):
+    if settings.reuse_lowering and can_analyze_by_parts(program):
+        # the language server: unchanged parts of the file keep their results (analysis_reuse.py)
+        by_parts = run_by_parts(
+            program, path, checks,
+            lambda view: UniformityService(view, settings.block_dim, settings.project_launches),
+            (tuple(c.code for _, c in checks), settings.block_dim, settings.project_launches))
+        findings.extend(by_parts.findings)
+        notes = by_parts.notes
+        facts_of = functools.partial(collect_facts, grid_syncs=by_parts.grid_syncs,
+                                     shape_answers=by_parts.shape_answers)
+        service = None
+    else:
+        service = UniformityService(program, settings.block_dim, settings.project_launches)
+        ctx = CheckContext(program, service, path)
+        for _, check_cls in checks:
             findings.extend(check_cls().run(ctx))
+        notes = ctx.analysis_notes
+        facts_of = collect_facts
     findings = _one_per_place(findings)
     problems.extend(FileProblem(path, message, kind="note", line=line)
-                    for line, message in sorted(set(ctx.analysis_notes)))
-    facts = collect_facts(program, service, path)
+                    for line, message in sorted(set(notes)))
+    facts = facts_of(program, service, path)
     facts.generic_findings = generic_findings(program, findings, path)
     facts.checked_templates = checked_templates(program)
     return FileResult(findings, problems, facts, _project_includes(parsed), coverage)

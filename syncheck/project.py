@@ -102,19 +102,32 @@ def _location(path: str, node, function: str) -> Location:
     return Location(path, node.line, node.col, node.end_line or node.line, end_col, function)
 
 
-def collect_facts(program: Program, service: UniformityService, path: str) -> FileFacts:
+def reports_kernel_fact(fn) -> bool:
+    """Does the file's facts list this function as one of its kernels?"""
+    return fn.kind == "kernel" and fn.body is not None and fn.in_main_file
+
+
+def kernel_grid_sync(service: UniformityService, fn, path: str) -> tuple[Location | None, str]:
+    """The first grid sync a kernel reaches (directly or through calls), and its name."""
+    for site, frames in service.walk_sites(fn):
+        if site.prim is not None and site.prim.category == P.GRID_SYNC:
+            owner = site.function
+            return _location(path if owner.in_main_file else owner.file, site.node, owner.name), site.prim.name
+    return None, ""
+
+
+def collect_facts(program: Program, service: UniformityService | None, path: str,
+                  grid_syncs: dict[str, tuple[Location | None, str]] | None = None,
+                  shape_answers: list[tuple] | None = None) -> FileFacts:
+    """The file's facts. ``grid_syncs`` (kernel key -> kernel_grid_sync) and ``shape_answers``
+    (LaunchShapes.local_answers), when given, are what the analyses found already (analyzed one
+    part of the file at a time: syncheck/analysis_reuse.py); otherwise ``service`` is asked."""
     facts = FileFacts()
     for fn in program.functions.values():
-        if fn.kind != "kernel" or fn.body is None or not fn.in_main_file:
+        if not reports_kernel_fact(fn):
             continue
-        grid_sync = None
-        text = ""
-        for site, frames in service.walk_sites(fn):
-            if site.prim is not None and site.prim.category == P.GRID_SYNC:
-                owner = site.function
-                grid_sync = _location(path if owner.in_main_file else owner.file, site.node, owner.name)
-                text = site.prim.name
-                break
+        grid_sync, text = grid_syncs[fn.key] if grid_syncs is not None else \
+            kernel_grid_sync(service, fn, path)
         facts.kernels.append(KernelFact(fn.key, fn.name, Location(path, fn.line, fn.col, fn.line,
                                                                   fn.col + len(fn.name), fn.name),
                                         grid_sync, text))
@@ -126,8 +139,9 @@ def collect_facts(program: Program, service: UniformityService, path: str) -> Fi
         hv = host_values.get(host.key) or host_values.setdefault(host.key, HostValues(program, host))
         facts.launches.append(_launch_fact(program, launch, host, hv, path))
     facts.queries_cooperative_support = _queries_support(program)
-    facts.shape_uses = [ShapeUse(key, instance, shape)
-                        for key, instance, shape in service.launch_shapes.local_answers()]
+    if shape_answers is None:
+        shape_answers = service.launch_shapes.local_answers()
+    facts.shape_uses = [ShapeUse(key, instance, shape) for key, instance, shape in shape_answers]
     facts.field_assignments = [FieldAssignment(key, value) for key, value in field_assignments(program)]
     facts.fields_asked = sorted(program.fields_asked)
     return facts

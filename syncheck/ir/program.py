@@ -135,6 +135,10 @@ class Program:
     # engine's second pass), and the fields whose value this file's analysis asked for.
     field_values: dict[str, int] = field(default_factory=dict)
     fields_asked: set[str] = field(default_factory=set)
+    # The document's store of kept bodies this program was built with (the language server's
+    # incremental lowering, ir/reuse.py): its record of this build's bodies, and what the
+    # analyses of its parts found (syncheck/analysis_reuse.py). None elsewhere.
+    kept: DocumentStore | None = field(default=None, repr=False, compare=False)
     _owners: dict[int, Function] | None = field(default=None, repr=False)
     _other_lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _pure: dict[str, bool] = field(default_factory=dict, repr=False)
@@ -719,7 +723,9 @@ def build_program(parsed: ParsedFile, keep: DocumentStore | None = None) -> Prog
         keep.forget()
         return ProgramBuilder(parsed).build()
     try:
-        return ProgramBuilder(parsed, ReusePlan(keep, parsed.source, parsed.path)).build()
+        program = ProgramBuilder(parsed, ReusePlan(keep, parsed.source, parsed.path)).build()
     except ReuseMismatch:
         keep.forget()  # lower everything afresh (and keep that)
-        return ProgramBuilder(parsed, ReusePlan(keep, parsed.source, parsed.path)).build()
+        program = ProgramBuilder(parsed, ReusePlan(keep, parsed.source, parsed.path)).build()
+    program.kept = keep
+    return program

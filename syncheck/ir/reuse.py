@@ -109,16 +109,19 @@ class ReusePlan:
         lines = b.count(b"\n", p, len(b) - s) - a.count(b"\n", p, span_end)
         # What follows the change on its last line is the changed body's own: all that moves
         # a line moves by whole lines, its columns stay.
-        if delta and (not self._shiftable(path) or b"\n" not in a[span_end:store.functions[beside].body_end]):
+        # Bodies after the change move in bytes, in lines, or both (a same-length edit that
+        # turns a space into a line break moves them in lines only).
+        moves = bool(delta or lines)
+        if moves and (not self._shiftable(path) or b"\n" not in a[span_end:store.functions[beside].body_end]):
             return
         shift = Shift(path, span_end, a.count(b"\n", 0, span_end) + 1, delta, lines)
-        self._shift = shift if delta else None
+        self._shift = shift if moves else None
         for key, kept in store.functions.items():
             usr, start, end = key
             if key == beside or kept.outer_end <= p:
                 continue
             if start >= span_end:
-                if delta and b"\n" not in a[span_end:start]:
+                if moves and b"\n" not in a[span_end:start]:
                     continue  # on the changed line: its columns moved too
                 key = (shift.key(usr), start + delta, end + delta)
             self._kept[key] = kept
@@ -139,6 +142,8 @@ class ReusePlan:
         if kept is None or not kept.cacheable or kept.body is None:
             return None
         if self._shift is not None and kept.outer_end > self._prefix:
+            if self._shift.lines:  # its nodes move in lines: its key changes
+                self.store.body_keys.pop(id(kept.body), None)
             return self._shift.applied(kept)
         return kept
 
@@ -228,6 +233,13 @@ class DocumentStore:
     node_ids_from: int = 0
     last_reused: int = 0     # bodies the last build took from the one before, and lowered
     last_lowered: int = 0
+    # What the analyses of the document's parts found, by content (syncheck/analysis_reuse.py;
+    # it owns these): the key of what lies outside the parts, results by part key, and the
+    # structural keys of kept bodies (id of the body -> (body, its place, key)).
+    outside_key: object = None
+    part_results: dict = field(default_factory=dict)
+    body_keys: dict = field(default_factory=dict)
+    last_parts: tuple[int, int] = (0, 0)  # parts the last analysis analyzed, and took as they were
 
     @property
     def next_node_id(self) -> int:
@@ -241,6 +253,10 @@ class DocumentStore:
         self.outline = []
         self.lowerer = None
         self.last_reused = self.last_lowered = 0
+        self.outside_key = None
+        self.part_results = {}
+        self.body_keys = {}
+        self.last_parts = (0, 0)
 
 
 _STORES: dict[tuple[str, str], DocumentStore] = {}
