@@ -403,7 +403,10 @@ class Encoder:
             callee, expr = returned
             bindings = {p.key: (a, scope) for p, a in zip(callee.params, args)}
             inner = Scope(scope.analysis, bindings)
-            return self.expr(expr, inner, depth + 1)
+            try:
+                return self.expr(expr, inner, depth + 1)
+            except NotEncodable:
+                pass  # `return table(t).nthreads;`: maybe a pure call as a whole, below
         callee = self.program.resolve_call(node.decl)
         if callee is not None and self.program.is_pure(callee):
             # A constexpr function of its arguments alone: equal arguments, equal values
