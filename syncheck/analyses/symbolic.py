@@ -496,6 +496,8 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
         for key, value in service.launch_shapes.argument_constants(root).items():
             if key in shared:
                 solver.add(shared[key] == value)  # what every launch passes for it
+    if root.kind == "kernel":
+        solver.add(*parameter_facts(e1, service.launch_shapes.argument_facts(root), root))
     from syncheck.analyses.preconditions import kernel_preconditions
     for fact, holds in kernel_preconditions(root) if root.kind == "kernel" else ():
         try:
@@ -607,7 +609,45 @@ def relation_term(enc: Encoder, form: tuple):
     if left is None or right is None:
         return None
     return {"+": lambda: left + right, "-": lambda: left - right, "*": lambda: left * right,
-            "/": lambda: left / right}[kind]()
+            "/": lambda: left / right, "%": lambda: enc.z3.SRem(left, right)}[kind]()
+
+
+def fact_term(enc: Encoder, fact: tuple):
+    """A launch fact (launch_shapes.argument_facts: a comparison of two relation trees) as a
+    condition, or None when a side cannot be written."""
+    op, left, right = fact
+    a, b = relation_term(enc, left), relation_term(enc, right)
+    if a is None or b is None:
+        return None
+    return {"==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b,
+            ">": lambda: a > b, ">=": lambda: a >= b}[op]()
+
+
+def parameter_facts(enc: Encoder, facts: tuple, kernel: Function) -> list:
+    """What every launch's host code checked on the kernel's parameters (``facts``, from
+    launch_shapes.argument_facts), for parameters the encoder has met and the kernel never
+    assigns (the facts speak of their values at entry)."""
+    from syncheck.analyses.preconditions import assigned_variables
+    if not facts:
+        return []
+    changed = assigned_variables(kernel)
+    out = []
+    for fact in facts:
+        names = _parameters_of(fact)
+        if not names <= set(enc.shared) or names & changed:
+            continue
+        term = fact_term(enc, fact)
+        if term is not None:
+            out.append(term)
+    return out
+
+
+def _parameters_of(form: tuple) -> set[str]:
+    if form[0] == "param":
+        return {form[1]}
+    if form[0] == "const":
+        return set()
+    return set().union(*(_parameters_of(f) for f in form[1:]))
 
 
 def smallest_example(solver, e1: Encoder, e2: Encoder, dims=None):
