@@ -223,7 +223,7 @@ class Encoder:
             if induction is not None:
                 count = self._counter(induction, scope, d.key) + induction.updates_before(node)
                 start = self.expr(induction.init, scope, depth + 1)
-                return self._stepped(induction, start, count, scope, depth)
+                return self._stepped(induction, start, count, scope, depth, counter=node)
             phases = scope.phases.get(d.key)
             if phases is not None:
                 try:
@@ -268,11 +268,16 @@ class Encoder:
         self.iteration_counters.append(k)
         return k
 
-    def _stepped(self, induction, start, count, scope: Scope, depth: int):
+    def _stepped(self, induction, start, count, scope: Scope, depth: int, counter: Node | None = None):
         z3 = self.z3
         step = induction.step
         if isinstance(step, Node):
             step = self.expr(step, scope, depth + 1)
+            toward = _step_toward_bound(induction, counter) if counter is not None else 0
+            if toward:
+                # A signed counter that steps away from the bound its loop runs to never gets
+                # there: it overflows (undefined), unless the loop had another way out.
+                self.facts.append(step > 0 if toward > 0 else step < 0)
         if induction.op == "<<":
             # `s *= 2` doubles up to its loop's bound: shifting past the word would wrap s to 0,
             # which the program never reaches (indices do not overflow, as for symbols).
@@ -437,6 +442,35 @@ class Encoder:
         if n.kind == "UNARY_OPERATOR" and n.op == "!" and n.children:
             return z3.Not(self.cond(n.children[0], scope, depth + 1))
         return self.expr(n, scope, depth + 1) != 0
+
+
+_LOOP_EXITS = ("BREAK_STMT", "RETURN_STMT", "GOTO_STMT")
+
+
+def _step_toward_bound(induction, counter: Node) -> int:
+    """For a counter stepped by `+= s` or `-= s` with s not a constant, in a loop whose only
+    exit is its test `counter < bound` (or `<=`, `>`, `>=`, either side): +1 when s must be
+    positive for the loop to end, -1 when negative, 0 when nothing follows."""
+    loop = induction.loop_stmt
+    if loop is None or induction.op not in ("+", "-") or counter.decl is None:
+        return 0
+    type_ = counter.type.replace("const ", "").strip()
+    if "unsigned" in type_ or type_.startswith(("size_t", "uint", "unsigned")):
+        return 0  # wrapping is defined: a huge step leaves the loop at once
+    cond = loop.child_by_role("cond")
+    body = loop.child_by_role("body")
+    if cond is None or body is None or any(n.kind in _LOOP_EXITS for n in body.walk()):
+        return 0
+    cond = _strip(cond)
+    if cond.kind != "BINARY_OPERATOR" or cond.op not in ("<", "<=", ">", ">=") or len(cond.children) != 2:
+        return 0
+    sides = [_strip(c) for c in cond.children]
+    is_counter = [c.kind == "DECL_REF_EXPR" and c.decl is not None and c.decl.key == counter.decl.key
+                  for c in sides]
+    if is_counter[0] == is_counter[1]:
+        return 0
+    rising = (cond.op in ("<", "<=")) == is_counter[0]  # the loop runs while the counter is low
+    return (1 if rising else -1) * (1 if induction.op == "+" else -1)
 
 
 def context_scopes(service: UniformityService, root: Function, frames) -> list:

@@ -619,7 +619,7 @@ class ProgramBuilder:
                             launched = strip_wrappers(launched.children[0], POINTER_WRAPPERS)
                         if launched.kind != "DECL_REF_EXPR" or launched.decl is None:
                             continue
-                        forwarded = _forward_site(self.functions, site, helper, caller, call, args)
+                        forwarded = _forward_site(self.functions, site, helper, caller, call, args, self._new_node)
                         own = next((i for i, p in enumerate(caller.params) if p.key == launched.decl.key), None)
                         if own is not None:  # the caller passes on a kernel it is given
                             found.setdefault(caller.key, []).append((own, forwarded))
@@ -660,7 +660,20 @@ class ProgramBuilder:
             fn = self.functions.get(site.host_function)
             if fn is None:
                 continue
-            if site.api != "<<<>>>":
+            if site.api in ("cudaLaunchKernelEx", "cudaLaunchKernelExC"):
+                if len(site.args) < 2:
+                    continue
+                ref = next((n for n in site.args[1].walk() if n.kind == "DECL_REF_EXPR"), None)
+                key = ref.decl.key if ref is not None and ref.decl is not None else ""
+                if not any(p.key == key for p in fn.params):
+                    continue
+                # the shape is in the configuration record: read as a <<<grid, block>>> launch
+                # (no shape where the record's fields are not found: any block)
+                shape = self._launch_config_fields(fn, site.args[0])
+                site = LaunchSite(key, site.kernel_name, "<<<>>>", site.node, fn.key,
+                                  config=list(shape) if shape else [], args=site.args[2:],
+                                  result_used=site.result_used)
+            elif site.api != "<<<>>>":
                 if site.api not in ("cudaLaunchKernel", "cudaLaunchCooperativeKernel") or not site.args:
                     continue
                 ref = next((n for n in site.args[0].walk() if n.kind == "DECL_REF_EXPR"), None)
@@ -672,6 +685,51 @@ class ProgramBuilder:
                 out.setdefault(fn.key, []).append((index, site))
         return out
 
+    def _launch_config_fields(self, fn: Function, config: Node) -> tuple[Node, Node] | None:
+        """(gridDim, blockDim) of the cudaLaunchConfig_t a cudaLaunchKernelEx call is given:
+        a local whose fields the function assigns, or a field of a local record that its
+        constructor fills (`cfg.blockDim = params.block;` with `params` the constructor's
+        argument), rewritten in the function's own expressions."""
+        node = strip_wrappers(config, POINTER_WRAPPERS)
+        if node.kind == "UNARY_OPERATOR" and node.op == "&" and node.children:
+            node = strip_wrappers(node.children[0], POINTER_WRAPPERS)
+        if node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.storage == "local":
+            fields = _assigned_fields(fn.body, lambda base: base.kind == "DECL_REF_EXPR" and
+                                      base.decl is not None and base.decl.key == node.decl.key)
+            return _grid_and_block(fields)
+        if node.kind != "MEMBER_REF_EXPR" or node.decl is None or not node.children:
+            return None
+        owner = strip_wrappers(node.children[0])
+        if owner.kind != "DECL_REF_EXPR" or owner.decl is None or owner.decl.storage != "local":
+            return None
+        inits = [n.children[-1] for n in fn.body.walk() if n.kind == "VAR_DECL" and n.decl is not None
+                 and n.decl.key == owner.decl.key and n.children]
+        if len(inits) != 1:
+            return None
+        built = _strip_copy(inits[0])
+        constructor = self.functions.get(built.decl.key) if built.kind == "CALL_EXPR" and \
+            built.decl is not None and built.decl.kind == "CONSTRUCTOR" else None
+        if constructor is None or constructor.body is None:
+            return None
+        member = node.decl.key
+        fields = _assigned_fields(constructor.body, lambda base: base.kind == "MEMBER_REF_EXPR" and
+                                  base.decl is not None and base.decl.key == member)
+        shape = _grid_and_block(fields)
+        if shape is None:
+            return None
+        translate = _ArgumentTranslation(self.functions, constructor, fn, call_args(built), self._new_node)
+        out = tuple(translate.expression(x) for x in shape)
+        return out if all(x is not None for x in out) else None  # type: ignore[return-value]
+
+    def _new_node(self, like: Node, children: list[Node]) -> Node:
+        """A copy of ``like`` over other children (an expression rewritten in another function)."""
+        node = Node(self.lowerer._next_id, like.kind)
+        self.lowerer._next_id += 1
+        for attr in ("spelling", "type", "line", "col", "end_line", "end_col", "start", "end", "decl", "op", "value"):
+            setattr(node, attr, getattr(like, attr))
+        node.children = children
+        return node
+
     def _text_mentions(self, fn: Function, names: set[str]) -> bool:
         if fn.in_main_file:
             return fn.mentions(*names)
@@ -679,12 +737,33 @@ class ProgramBuilder:
         return text is None or any(name in text for name in names)
 
 
+def _assigned_fields(body: Node, is_record) -> dict[str, list[Node]]:
+    """`r.f = v` in the body, for the records ``is_record`` accepts: field name -> values."""
+    out: dict[str, list[Node]] = {}
+    for n in body.walk():
+        if n.kind == "BINARY_OPERATOR" and n.op == "=" and len(n.children) == 2:
+            target, value = n.children
+        elif n.kind == "CALL_EXPR" and n.decl is not None and n.decl.name == "operator=" and len(n.children) == 3:
+            target, value = n.children[0], n.children[2]  # a record's assignment (`cfg.blockDim = b`)
+        else:
+            continue
+        target = strip_wrappers(target)
+        if target.kind == "MEMBER_REF_EXPR" and target.children and is_record(strip_wrappers(target.children[0])):
+            out.setdefault(target.spelling, []).append(value)
+    return out
+
+
+def _grid_and_block(fields: dict[str, list[Node]]) -> tuple[Node, Node] | None:
+    grid, block = fields.get("gridDim", []), fields.get("blockDim", [])
+    return (grid[0], block[0]) if len(grid) == 1 and len(block) == 1 else None
+
+
 def _forward_site(functions: dict[str, Function], site: LaunchSite, helper: Function, caller: Function,
-                  call: Node, args: list[Node]) -> LaunchSite:
+                  call: Node, args: list[Node], new_node=None) -> LaunchSite:
     """The helper's launch seen from one call of it: its shape and kernel arguments in the
     caller's expressions, or, where they are not all written in the helper's parameters,
     the helper's own launch."""
-    translate = _ArgumentTranslation(functions, helper, caller, args)
+    translate = _ArgumentTranslation(functions, helper, caller, args, new_node)
     if site.api == "<<<>>>":
         config = [translate.expression(c) for c in site.config[:2]]
         kernel_args = translate.arguments(site.args)
@@ -703,8 +782,10 @@ def _forward_site(functions: dict[str, Function], site: LaunchSite, helper: Func
 class _ArgumentTranslation:
     """A helper's expressions rewritten in the arguments one call passes it."""
 
-    def __init__(self, functions: dict[str, Function], helper: Function, caller: Function, args: list[Node]):
+    def __init__(self, functions: dict[str, Function], helper: Function, caller: Function, args: list[Node],
+                 new_node=None):
         self.functions = functions
+        self.new_node = new_node
         self.params = {p.key: i for i, p in enumerate(helper.params)}
         self.packs = {p.key for p in helper.params if p.type.endswith("...")}
         self.helper = helper
@@ -723,7 +804,13 @@ class _ArgumentTranslation:
             base = _strip_copy(node.children[0])
             if base.kind == "DECL_REF_EXPR" and base.decl is not None and base.decl.key in self.params:
                 record = self.expression(base)
-                return self._field_of(record, node.decl.key) if record is not None else None
+                if record is None:
+                    return None
+                found = self._field_of(record, node.decl.key)
+                if found is None and self.new_node is not None and _strip_copy(record).kind == "DECL_REF_EXPR":
+                    # the same field of the record the caller passes (`p.block` for `params.block`)
+                    found = self.new_node(node, [_strip_copy(record)])
+                return found
         # literals and globals read the same in the caller
         if any(n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage in ("local", "param")
                for n in node.walk()):
