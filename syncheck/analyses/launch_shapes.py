@@ -66,6 +66,7 @@ class LaunchShapes:
         self.project = project
         self._answers: dict[tuple[str, bool], Shape | None] = {}
         self._from_project: set[tuple[str, bool]] = set()
+        self._facts: dict[str, tuple[tuple, ...]] = {}
 
     def all_shapes(self, kernel: Function) -> list[Shape | None]:
         """The distinct block shapes of the kernel's known launches (None: not a constant)."""
@@ -143,6 +144,11 @@ class LaunchShapes:
         """Facts on the kernel's parameters that every launch's host code has checked before
         launching (`GGML_ASSERT(n % 32 == 0)` then `<<<g, b>>>(x, n)`: n % 32 == 0), as
         relation trees (see fact_form), unless launches in other files may pass others."""
+        if kernel.key not in self._facts:
+            self._facts[kernel.key] = self._common_facts(kernel)
+        return self._facts[kernel.key]
+
+    def _common_facts(self, kernel: Function) -> tuple[tuple, ...]:
         launches = launches_of(self.program, kernel)
         if not launches or not self.relations_complete(kernel):
             return ()
