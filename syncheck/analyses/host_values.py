@@ -375,7 +375,11 @@ class HostValues:
                     continue
                 args = [a for a in call_args(n) if not (a.kind == "UNEXPOSED_EXPR" and not a.children)]
                 if index >= len(args):
-                    return None  # a default argument: not followed
+                    # the default argument: written in constants (a parameter's default
+                    # cannot name the function's other parameters)
+                    default = self.fn.params[index].default
+                    values.add(self.constant(default) if default is not None else None)
+                    continue
                 caller_values = caller_values or HostValues(self.program, caller, self.depth + 1)
                 values.add(caller_values.constant(args[index]))
         if len(values) != 1:

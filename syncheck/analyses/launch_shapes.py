@@ -66,6 +66,7 @@ class LaunchShapes:
         self.project = project
         self._answers: dict[tuple[str, bool], Shape | None] = {}
         self._from_project: set[tuple[str, bool]] = set()
+        self._facts: dict[str, tuple[tuple, ...]] = {}
 
     def all_shapes(self, kernel: Function) -> list[Shape | None]:
         """The distinct block shapes of the kernel's known launches (None: not a constant)."""
@@ -139,6 +140,26 @@ class LaunchShapes:
             common = found if common is None else {k: v for k, v in common.items() if found.get(k) == v}
         return common or {}
 
+    def argument_facts(self, kernel: Function) -> tuple[tuple, ...]:
+        """Facts on the kernel's parameters that every launch's host code has checked before
+        launching (`GGML_ASSERT(n % 32 == 0)` then `<<<g, b>>>(x, n)`: n % 32 == 0), as
+        relation trees (see fact_form), unless launches in other files may pass others."""
+        if kernel.key not in self._facts:
+            self._facts[kernel.key] = self._common_facts(kernel)
+        return self._facts[kernel.key]
+
+    def _common_facts(self, kernel: Function) -> tuple[tuple, ...]:
+        launches = launches_of(self.program, kernel)
+        if not launches or not self.relations_complete(kernel):
+            return ()
+        common: set[tuple] | None = None
+        for launch in launches:
+            found = launch_argument_facts(self.program, launch, kernel)
+            common = found if common is None else common & found
+            if not common:
+                return ()
+        return tuple(sorted(common, key=repr))
+
     def relations_complete(self, kernel: Function) -> bool:
         """Are this file's launches all the launches the project knows of the kernel?"""
         if self.project is None:
@@ -168,7 +189,9 @@ class LaunchShapes:
 
 # A launch relation: an expression over the kernel's parameters, as a small tree:
 # ("param", key) | ("const", value) | (operator, left, right).
-_OPERATORS = ("+", "-", "*", "/")
+_OPERATORS = ("+", "-", "*", "/", "%")
+_COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
+_NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 
 
 def block_dim_relations(program: Program, kernel: Function) -> dict[int, tuple]:
@@ -196,9 +219,16 @@ def block_dim_relations(program: Program, kernel: Function) -> dict[int, tuple]:
     return common or {}
 
 
-def _kernel_terms(expr: Node, arguments: dict[tuple, str], hv: HostValues, depth: int = 0):
+def _kernel_terms(expr: Node, arguments: dict[tuple, str], hv: HostValues, depth: int = 0,
+                  constants_first: bool = False):
+    """``constants_first``: a constant stays a constant even where a launch argument is
+    written alike (`n % 32 == 0` says nothing of a parameter the launch passes 0 for)."""
     if depth > 8:
         return None
+    if constants_first:
+        value = hv.constant(expr)
+        if value is not None:
+            return ("const", value)
     while expr.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR",
                         "CXX_FUNCTIONAL_CAST_EXPR") and expr.children:
         key = structural_key(expr)
@@ -212,7 +242,57 @@ def _kernel_terms(expr: Node, arguments: dict[tuple, str], hv: HostValues, depth
     if value is not None:
         return ("const", value)
     if expr.kind == "BINARY_OPERATOR" and expr.op in _OPERATORS and len(expr.children) == 2:
-        left, right = (_kernel_terms(c, arguments, hv, depth + 1) for c in expr.children)
+        left, right = (_kernel_terms(c, arguments, hv, depth + 1, constants_first) for c in expr.children)
         if left is not None and right is not None:
             return (expr.op, left, right)
     return None
+
+
+def launch_argument_facts(program: Program, launch: LaunchSite, kernel: Function) -> set[tuple]:
+    """The host's checks before one launch (host_facts), as comparisons over the kernel's
+    parameters: each side an expression of the values the launch passes and constants, read
+    from variables that keep their value in the host function."""
+    from syncheck.analyses.host_facts import checks_before, unchanged_variables
+    if len(launch.args) != len(kernel.params) or launch.host_function not in program.functions:
+        return set()
+    host = program.functions[launch.host_function]
+    checks = checks_before(host, launch.node)
+    if not checks:
+        return set()
+    hv = HostValues(program, host)
+    stable = unchanged_variables(host, {l.node.id for l in program.launches})
+    arguments = {structural_key(a): p.key for a, p in zip(launch.args, kernel.params)}
+    out: set[tuple] = set()
+    for cond, holds in checks:
+        for comparison in _comparisons(cond, holds):
+            if any(n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage in ("local", "param")
+                   and n.decl.key not in stable for n in comparison[1].walk()):
+                continue
+            op, node = comparison
+            sides = [_kernel_terms(c, arguments, hv, constants_first=True) for c in node.children]
+            if None in sides or not any(_names_parameter(s) for s in sides):
+                continue
+            out.add((op, sides[0], sides[1]))
+    return out
+
+
+def _names_parameter(form: tuple) -> bool:
+    return form[0] == "param" or (form[0] in _OPERATORS and any(_names_parameter(f) for f in form[1:]))
+
+
+def _comparisons(cond: Node, holds: bool):
+    """(operator, comparison node) for each comparison a check establishes: through `!`,
+    `&&` when it holds and `||` when it does not; the operator negated when it does not."""
+    node = cond
+    while node.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and node.children:
+        node = node.children[-1]
+    if node.kind == "UNARY_OPERATOR" and node.op == "!" and node.children:
+        yield from _comparisons(node.children[0], not holds)
+        return
+    if node.kind != "BINARY_OPERATOR" or len(node.children) != 2:
+        return
+    if node.op == ("&&" if holds else "||"):
+        for child in node.children:
+            yield from _comparisons(child, holds)
+    elif node.op in _COMPARISONS:
+        yield (node.op if holds else _NEGATED[node.op]), node

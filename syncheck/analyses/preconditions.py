@@ -1,9 +1,11 @@
 """Facts a kernel states about its inputs at entry, for every analysis that reasons about
-values: `__builtin_assume(c)` (GPUVerify's `__requires`) and `if (bad) __trap();` (an
-`assert` is not among them: the model headers define it away, as NDEBUG builds do). They hold for every thread after the kernel's first
-statements: the race encoder and the uniformity proofs add them as constraints (see
-symbolic.py), and parameters they pin to a number (`__builtin_assume(n == 2 * blockDim.x)`
-with a known block shape) are constants wherever a number is needed (a loop's first test).
+values: `__builtin_assume(c)` (GPUVerify's `__requires`), `static_assert(c, ...)` on template
+parameters, and `if (bad) __trap();` or a call of another function that never returns (an
+`assert` is not among them: the model headers define it away, as NDEBUG builds do). They hold
+for every thread after the kernel's first statements: the race encoder and the uniformity
+proofs add them as constraints (see symbolic.py), and parameters they pin to a number
+(`__builtin_assume(n == 2 * blockDim.x)` with a known block shape) are constants wherever a
+number is needed (a loop's first test).
 """
 
 from __future__ import annotations
@@ -25,24 +27,33 @@ def _strip(node: Node) -> Node:
 _LEAVES = {"RETURN_STMT", "BREAK_STMT", "CONTINUE_STMT", "GOTO_STMT"}
 
 
-def _aborts(node: Node | None) -> bool:
-    """Does the statement always end in an abort? A block may do other things first (print
-    why), as long as nothing in it leaves the block another way."""
+def stops(node: Node | None) -> bool:
+    """Does the statement always end in an abort (or another call that never returns)? A
+    block may do other things first (print why), as long as nothing in it leaves the block
+    another way."""
     if node is not None and node.kind == "COMPOUND_STMT" and node.children:
         if any(n.kind in _LEAVES for n in node.walk()):
             return False
         node = node.children[-1]
     call = _strip(node) if node is not None else None
     return call is not None and call.kind == "CALL_EXPR" and call.decl is not None \
-        and call.decl.name in _ABORTS
+        and (call.decl.name in _ABORTS or call.decl.no_return)
 
 
 def kernel_preconditions(kernel: Function) -> list[tuple[Node, bool]]:
     """(condition, whether it holds) for the statements directly in the kernel's body that
-    stop or promise: `if (cond) __trap();` (cond is false after it) and
-    `__builtin_assume(cond);` (cond holds)."""
+    stop or promise: `if (cond) __trap();` (cond is false after it),
+    `__builtin_assume(cond);` and `static_assert(cond, ...)` (cond holds)."""
     out = []
     for stmt in kernel.body.children if kernel.body is not None else ():
+        if stmt.kind == "DECL_STMT":
+            # `static_assert(D % 64 == 0, "...")`: every instantiation that compiles satisfies
+            # it, so it holds of the template's parameters wherever the body is analyzed
+            # generically (one in a discarded `if constexpr` branch is not at this level)
+            for decl in stmt.children:
+                if decl.kind == "STATIC_ASSERT" and decl.children:
+                    out.append((decl.children[0], True))
+            continue
         call = _strip(stmt)
         if call.kind == "CALL_EXPR" and call.decl is not None and call.decl.name in _ASSUMES:
             args = call_args(call)
@@ -52,7 +63,7 @@ def kernel_preconditions(kernel: Function) -> list[tuple[Node, bool]]:
         if stmt.kind != "IF_STMT" or stmt.child_by_role("else") is not None:
             continue
         cond = stmt.child_by_role("cond")
-        if cond is not None and _aborts(stmt.child_by_role("then")):
+        if cond is not None and stops(stmt.child_by_role("then")):
             out.append((cond, False))
     return out
 
@@ -74,7 +85,7 @@ def _equalities(cond: Node, holds: bool):
         yield node.children[0], node.children[1]
 
 
-def _assigned(kernel: Function) -> set[str]:
+def assigned_variables(kernel: Function) -> set[str]:
     """Keys of the variables the kernel's body writes."""
     out = set()
     for n in kernel.body.walk() if kernel.body is not None else ():
@@ -93,7 +104,7 @@ def known_parameters(kernel: Function, block_dim: tuple[int, int, int] | None) -
     facts = kernel_preconditions(kernel) if kernel.kind == "kernel" else []
     if not facts:
         return {}
-    params = {p.key for p in kernel.params} - _assigned(kernel)
+    params = {p.key for p in kernel.params} - assigned_variables(kernel)
     known: dict[str, int] = {}
     for cond, holds in facts:
         for left, right in _equalities(cond, holds):

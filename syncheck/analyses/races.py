@@ -16,7 +16,7 @@ from syncheck.analyses.levels import Level
 from syncheck.analyses.shared_memory import _SIZES, Access, KernelAccesses, _pointee
 from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, Encoder,
                                         NextIteration, NotEncodable, bitvector, count_decision,
-                                        relation_term, smallest_example, z3_module)
+                                        parameter_facts, relation_term, smallest_example, z3_module)
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers, structural_key
 from syncheck.ir.program import Function, Program
@@ -451,6 +451,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     for key, value in ka.argument_constants.items():
         if key in shared:
             solver.add(shared[key] == value)  # what every launch passes for the parameter
+    solver.add(*parameter_facts(e1, ka.argument_facts, ka.kernel))  # what the host checked
     if ka.kernel.launch_bounds and not shape:
         solver.add(bx * by * bz <= ka.kernel.launch_bounds)
     elif ka.kernel.launch_bound_expr is not None and not shape:

@@ -450,6 +450,7 @@ class KernelAccesses:
         self.launch_block_dim = service.launch_shapes.block_dim(kernel)
         self.block_relations = service.launch_shapes.relations(kernel)
         self.argument_constants = service.launch_shapes.argument_constants(kernel)
+        self.argument_facts = service.launch_shapes.argument_facts(kernel)
         self.unknown_barrier_calls = False
         self._known_parameters: dict[str, int] | None = None
         root = self._scope(kernel, self.analysis, {})

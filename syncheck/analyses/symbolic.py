@@ -223,7 +223,7 @@ class Encoder:
             if induction is not None:
                 count = self._counter(induction, scope, d.key) + induction.updates_before(node)
                 start = self.expr(induction.init, scope, depth + 1)
-                return self._stepped(induction, start, count, scope, depth)
+                return self._stepped(induction, start, count, scope, depth, counter=node)
             phases = scope.phases.get(d.key)
             if phases is not None:
                 try:
@@ -268,11 +268,16 @@ class Encoder:
         self.iteration_counters.append(k)
         return k
 
-    def _stepped(self, induction, start, count, scope: Scope, depth: int):
+    def _stepped(self, induction, start, count, scope: Scope, depth: int, counter: Node | None = None):
         z3 = self.z3
         step = induction.step
         if isinstance(step, Node):
             step = self.expr(step, scope, depth + 1)
+            toward = _step_toward_bound(induction, counter) if counter is not None else 0
+            if toward:
+                # A signed counter that steps away from the bound its loop runs to never gets
+                # there: it overflows (undefined), unless the loop had another way out.
+                self.facts.append(step > 0 if toward > 0 else step < 0)
         if induction.op == "<<":
             # `s *= 2` doubles up to its loop's bound: shifting past the word would wrap s to 0,
             # which the program never reaches (indices do not overflow, as for symbols).
@@ -452,6 +457,35 @@ class Encoder:
         return self.expr(n, scope, depth + 1) != 0
 
 
+_LOOP_EXITS = ("BREAK_STMT", "RETURN_STMT", "GOTO_STMT")
+
+
+def _step_toward_bound(induction, counter: Node) -> int:
+    """For a counter stepped by `+= s` or `-= s` with s not a constant, in a loop whose only
+    exit is its test `counter < bound` (or `<=`, `>`, `>=`, either side): +1 when s must be
+    positive for the loop to end, -1 when negative, 0 when nothing follows."""
+    loop = induction.loop_stmt
+    if loop is None or induction.op not in ("+", "-") or counter.decl is None:
+        return 0
+    type_ = counter.type.replace("const ", "").strip()
+    if "unsigned" in type_ or type_.startswith(("size_t", "uint", "unsigned")):
+        return 0  # wrapping is defined: a huge step leaves the loop at once
+    cond = loop.child_by_role("cond")
+    body = loop.child_by_role("body")
+    if cond is None or body is None or any(n.kind in _LOOP_EXITS for n in body.walk()):
+        return 0
+    cond = _strip(cond)
+    if cond.kind != "BINARY_OPERATOR" or cond.op not in ("<", "<=", ">", ">=") or len(cond.children) != 2:
+        return 0
+    sides = [_strip(c) for c in cond.children]
+    is_counter = [c.kind == "DECL_REF_EXPR" and c.decl is not None and c.decl.key == counter.decl.key
+                  for c in sides]
+    if is_counter[0] == is_counter[1]:
+        return 0
+    rising = (cond.op in ("<", "<=")) == is_counter[0]  # the loop runs while the counter is low
+    return (1 if rising else -1) * (1 if induction.op == "+" else -1)
+
+
 def context_scopes(service: UniformityService, root: Function, frames) -> list:
     """One encoder scope per frame of a call chain, parameters bound to the callers' arguments."""
     from syncheck.analyses.shared_memory import function_scope
@@ -509,6 +543,8 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
         for key, value in service.launch_shapes.argument_constants(root).items():
             if key in shared:
                 solver.add(shared[key] == value)  # what every launch passes for it
+    if root.kind == "kernel":
+        solver.add(*parameter_facts(e1, service.launch_shapes.argument_facts(root), root))
     from syncheck.analyses.preconditions import kernel_preconditions
     for fact, holds in kernel_preconditions(root) if root.kind == "kernel" else ():
         try:
@@ -620,7 +656,45 @@ def relation_term(enc: Encoder, form: tuple):
     if left is None or right is None:
         return None
     return {"+": lambda: left + right, "-": lambda: left - right, "*": lambda: left * right,
-            "/": lambda: left / right}[kind]()
+            "/": lambda: left / right, "%": lambda: enc.z3.SRem(left, right)}[kind]()
+
+
+def fact_term(enc: Encoder, fact: tuple):
+    """A launch fact (launch_shapes.argument_facts: a comparison of two relation trees) as a
+    condition, or None when a side cannot be written."""
+    op, left, right = fact
+    a, b = relation_term(enc, left), relation_term(enc, right)
+    if a is None or b is None:
+        return None
+    return {"==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b,
+            ">": lambda: a > b, ">=": lambda: a >= b}[op]()
+
+
+def parameter_facts(enc: Encoder, facts: tuple, kernel: Function) -> list:
+    """What every launch's host code checked on the kernel's parameters (``facts``, from
+    launch_shapes.argument_facts), for parameters the encoder has met and the kernel never
+    assigns (the facts speak of their values at entry)."""
+    from syncheck.analyses.preconditions import assigned_variables
+    if not facts:
+        return []
+    changed = assigned_variables(kernel)
+    out = []
+    for fact in facts:
+        names = _parameters_of(fact)
+        if not names <= set(enc.shared) or names & changed:
+            continue
+        term = fact_term(enc, fact)
+        if term is not None:
+            out.append(term)
+    return out
+
+
+def _parameters_of(form: tuple) -> set[str]:
+    if form[0] == "param":
+        return {form[1]}
+    if form[0] == "const":
+        return set()
+    return set().union(*(_parameters_of(f) for f in form[1:]))
 
 
 def smallest_example(solver, e1: Encoder, e2: Encoder, dims=None):

@@ -7,6 +7,7 @@ objects and everything after the front end works on those.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import clang.cindex as ci
@@ -53,6 +54,31 @@ class Decl:
     # For a function template specialization: its own USR (``key`` names the template), so
     # that a call can reach the instantiation the translation unit created.
     instance: str = ""
+    # A function that never returns to its caller ([[noreturn]], __attribute__((noreturn))).
+    no_return: bool = False
+
+
+# Functions of the C and C++ libraries that never return, for declarations that do not say so.
+NO_RETURN_FUNCTIONS = frozenset({"abort", "exit", "_Exit", "quick_exit", "__assert_fail",
+                                 "__assert_rtn", "_assert", "_wassert", "terminate", "__trap",
+                                 "__assertfail", "__builtin_trap", "__builtin_unreachable"})
+_NO_RETURN_ATTRIBUTES = ("noreturn", "__noreturn__", "_Noreturn")
+
+
+def _declared_no_return(cursor: ci.Cursor) -> bool:
+    """[[noreturn]] (libclang shows it only as an unexposed attribute, whose first token
+    names it even when a macro spells it) or __attribute__((noreturn)) (part of the type),
+    on any declaration of the function."""
+    for decl in (cursor, cursor.canonical):
+        if "noreturn" in decl.type.spelling:
+            return True
+        for child in decl.get_children():
+            if child.kind == K.UNEXPOSED_ATTR:
+                tokens = [t.spelling for t in itertools.islice(child.get_tokens(), 3)]
+                if tokens and (tokens[0] in _NO_RETURN_ATTRIBUTES or
+                               (len(tokens) == 3 and tokens[1] == "::" and tokens[2] in _NO_RETURN_ATTRIBUTES)):
+                    return True
+    return False
 
 
 class Node:
@@ -231,10 +257,12 @@ class Lowerer:
             storage = "template"
         else:
             storage = "other"
+        no_return = kind == K.FUNCTION_DECL and (
+            cursor.spelling in NO_RETURN_FUNCTIONS or _declared_no_return(cursor))
         decl = Decl(kind=kind.name, name=cursor.spelling, key=key, storage=storage,
                     type=cursor.type.spelling, qualified=self.qualified_name(identity),
                     in_model=model, line=loc.line, file=file, value=value, is_const=is_const,
-                    instance=instance)
+                    instance=instance, no_return=no_return)
         self._decls[h] = decl
         return decl
 

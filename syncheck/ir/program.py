@@ -12,8 +12,8 @@ from syncheck.frontend import clang_api
 from syncheck.frontend.cuda_headers import cuda_declaration_prefixes
 from syncheck.frontend.parse import INSTANTIATION_REFERENCE, ParsedFile
 from syncheck.ir import launch_bounds
-from syncheck.ir.calls import source_text
-from syncheck.ir.nodes import Decl, Lowerer, Node
+from syncheck.ir.calls import call_args, source_text
+from syncheck.ir.nodes import POINTER_WRAPPERS, Decl, Lowerer, Node, strip_wrappers
 from syncheck.ir.reuse import (CursorAt, DocumentStore, KeptFunction, ReuseMismatch, ReusePlan,
                                has_directive_mark, signature_is_plain)
 from syncheck.safe_io import MAX_FILE_BYTES, UnsafeFileError, read_regular_file
@@ -41,6 +41,7 @@ class Param:
     name: str
     key: str
     type: str
+    default: Node | None = None  # the default argument, for host functions
 
 
 @dataclass
@@ -315,6 +316,7 @@ class ProgramBuilder:
         self._position: tuple = (1 << 60,)
         self._positions_seen: list[None] = []
         self._positions: dict[str, tuple] = {}
+        self._templates_by_name: dict[str, list[Decl]] | None = None
 
     def build(self) -> Program:
         self._collect(self.parsed.tu.cursor)
@@ -324,6 +326,7 @@ class ProgramBuilder:
         for fn in list(self.functions.values()):
             if fn.kind in ("host", "host_device") and self._may_launch(fn) and fn.body is not None:
                 launches.extend(self._launches(fn))
+        launches.extend(self._forwarded_launches(launches))
         instantiated = self._add_instantiations()
         self._reorder()
         program = Program(self.parsed.path, self.functions, launches, self.lines, instantiated)
@@ -470,6 +473,7 @@ class ProgramBuilder:
                       in_template: bool = True) -> Function | None:
         body_cursor = None
         params: list[Param] = []
+        on_host = _function_kind(cursor) in ("host", "host_device")
         member_refs = []
         pending_member = None
         for c in cursor.get_children():
@@ -477,6 +481,10 @@ class ProgramBuilder:
                 body_cursor = c
             elif c.kind == K.PARM_DECL:
                 params.append(Param(c.spelling, c.get_usr() or c.spelling, c.type.spelling))
+                if on_host:
+                    default = next((d for d in c.get_children() if d.kind.is_expression()), None)
+                    if default is not None:
+                        params[-1].default = self.lowerer.lower(default)
             elif c.kind == K.MEMBER_REF and cursor.kind == K.CONSTRUCTOR:
                 pending_member = c
             elif pending_member is not None and c.kind.is_expression():
@@ -662,8 +670,318 @@ class ProgramBuilder:
         return sites
 
 
-def _function_pointer_targets(body: Node) -> dict[str, list[Decl]]:
-    """Function-pointer variables and the functions assigned to them (`kernel = &transpose;`)."""
+    # -- launches through helpers that launch the kernel they are given --
+    def _forwarded_launches(self, direct: list[LaunchSite]) -> list[LaunchSite]:
+        """Launches made by a helper that takes the kernel as a parameter and launches it
+        (`template <class K, class... A> void run(K k, const cfg &c, A... a) { k<<<c.grid,
+        c.block>>>(a...); }`), one per kernel a call of the helper passes, through up to
+        three helpers. Where the helper's shape and arguments are its own parameters (or a
+        record argument's fields, set by the record's constructor), the site is the call,
+        with the caller's expressions: each call gives the launch its own shape. Otherwise
+        the site keeps the helper's expressions, which then stand for every call of it."""
+        helpers = self._launching_parameters(direct)
+        out: list[LaunchSite] = []
+        for _ in range(3):
+            if not helpers:
+                break
+            found: dict[str, list[tuple[int, LaunchSite]]] = {}
+            names = {self.functions[key].name for key in helpers}
+            for caller in list(self.functions.values()):
+                if caller.kind not in ("host", "host_device") or not self._text_mentions(caller, names) \
+                        or caller.body is None:
+                    continue
+                pointers = None
+                for call in caller.body.walk():
+                    if call.kind != "CALL_EXPR" or call.decl is None or call.decl.key not in helpers:
+                        continue
+                    helper = self.functions[call.decl.key]
+                    args = call_args(call)
+                    for index, site in helpers[call.decl.key]:
+                        if index >= len(args):
+                            continue
+                        launched = strip_wrappers(args[index], POINTER_WRAPPERS)
+                        if launched.kind == "UNARY_OPERATOR" and launched.op == "&" and launched.children:
+                            launched = strip_wrappers(launched.children[0], POINTER_WRAPPERS)
+                        if launched.kind != "DECL_REF_EXPR" or launched.decl is None:
+                            continue
+                        forwarded = _forward_site(self.functions, site, helper, caller, call, args, self._new_node)
+                        own = next((i for i, p in enumerate(caller.params) if p.key == launched.decl.key), None)
+                        if own is not None:  # the caller passes on a kernel it is given
+                            found.setdefault(caller.key, []).append((own, forwarded))
+                            continue
+                        if pointers is None:
+                            pointers = _function_pointer_targets(caller.body, self._kernel_templates())
+                        kernels = [launched.decl] if launched.decl.storage == "function" else \
+                            self._kernel_templates().get(launched.decl.name, []) \
+                            if launched.decl.kind == "OVERLOADED_DECL_REF" else \
+                            pointers.get(launched.decl.key, [])
+                        for kernel in kernels:
+                            out.append(LaunchSite(
+                                kernel_key=kernel.key, kernel_name=kernel.name, api=forwarded.api,
+                                node=forwarded.node, host_function=forwarded.host_function,
+                                config=forwarded.config, args=forwarded.args,
+                                result_used=forwarded.result_used, kernel_instance=kernel.instance))
+            helpers = found
+        return out
+
+    def _kernel_templates(self) -> dict[str, list[Decl]]:
+        """Kernel templates by name: what a dependent reference in a template's body
+        (`kern<D, N>`, whose arguments are the enclosing template's) names."""
+        if self._templates_by_name is None:
+            found: dict[str, list[Decl]] = {}
+            for fn in self.functions.values():
+                if fn.kind == "kernel" and fn.is_template and fn.instance_of is None:
+                    found.setdefault(fn.name, []).append(Decl(
+                        kind="FUNCTION_TEMPLATE", name=fn.name, key=fn.key, storage="function", type="",
+                        qualified=fn.qualified, in_model=False, line=fn.line, file=fn.file))
+            self._templates_by_name = found
+        return self._templates_by_name
+
+    def _launching_parameters(self, direct: list[LaunchSite]) -> dict[str, list[tuple[int, LaunchSite]]]:
+        """Host functions that launch one of their own parameters: key -> (the parameter's
+        index, the launch)."""
+        out: dict[str, list[tuple[int, LaunchSite]]] = {}
+        for site in direct:
+            fn = self.functions.get(site.host_function)
+            if fn is None:
+                continue
+            if site.api in ("cudaLaunchKernelEx", "cudaLaunchKernelExC"):
+                if len(site.args) < 2:
+                    continue
+                ref = next((n for n in site.args[1].walk() if n.kind == "DECL_REF_EXPR"), None)
+                key = ref.decl.key if ref is not None and ref.decl is not None else ""
+                if not any(p.key == key for p in fn.params):
+                    continue
+                # the shape is in the configuration record: read as a <<<grid, block>>> launch
+                # (no shape where the record's fields are not found: any block)
+                shape = self._launch_config_fields(fn, site.args[0])
+                site = LaunchSite(key, site.kernel_name, "<<<>>>", site.node, fn.key,
+                                  config=list(shape) if shape else [], args=site.args[2:],
+                                  result_used=site.result_used)
+            elif site.api != "<<<>>>":
+                if site.api not in ("cudaLaunchKernel", "cudaLaunchCooperativeKernel") or not site.args:
+                    continue
+                ref = next((n for n in site.args[0].walk() if n.kind == "DECL_REF_EXPR"), None)
+                key = ref.decl.key if ref is not None and ref.decl is not None else ""
+            else:
+                key = site.kernel_key
+            index = next((i for i, p in enumerate(fn.params) if p.key == key), None)
+            if index is not None:
+                out.setdefault(fn.key, []).append((index, site))
+        return out
+
+    def _launch_config_fields(self, fn: Function, config: Node) -> tuple[Node, Node] | None:
+        """(gridDim, blockDim) of the cudaLaunchConfig_t a cudaLaunchKernelEx call is given:
+        a local whose fields the function assigns, or a field of a local record that its
+        constructor fills (`cfg.blockDim = params.block;` with `params` the constructor's
+        argument), rewritten in the function's own expressions."""
+        node = strip_wrappers(config, POINTER_WRAPPERS)
+        if node.kind == "UNARY_OPERATOR" and node.op == "&" and node.children:
+            node = strip_wrappers(node.children[0], POINTER_WRAPPERS)
+        if node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.storage == "local":
+            fields = _assigned_fields(fn.body, lambda base: base.kind == "DECL_REF_EXPR" and
+                                      base.decl is not None and base.decl.key == node.decl.key)
+            return _grid_and_block(fields)
+        if node.kind != "MEMBER_REF_EXPR" or node.decl is None or not node.children:
+            return None
+        owner = strip_wrappers(node.children[0])
+        if owner.kind != "DECL_REF_EXPR" or owner.decl is None or owner.decl.storage != "local":
+            return None
+        inits = [n.children[-1] for n in fn.body.walk() if n.kind == "VAR_DECL" and n.decl is not None
+                 and n.decl.key == owner.decl.key and n.children]
+        if len(inits) != 1:
+            return None
+        built = _strip_copy(inits[0])
+        constructor = self.functions.get(built.decl.key) if built.kind == "CALL_EXPR" and \
+            built.decl is not None and built.decl.kind == "CONSTRUCTOR" else None
+        if constructor is None or constructor.body is None:
+            return None
+        member = node.decl.key
+        fields = _assigned_fields(constructor.body, lambda base: base.kind == "MEMBER_REF_EXPR" and
+                                  base.decl is not None and base.decl.key == member)
+        shape = _grid_and_block(fields)
+        if shape is None:
+            return None
+        translate = _ArgumentTranslation(self.functions, constructor, fn, call_args(built), self._new_node)
+        out = tuple(translate.expression(x) for x in shape)
+        return out if all(x is not None for x in out) else None  # type: ignore[return-value]
+
+    def _new_node(self, like: Node, children: list[Node]) -> Node:
+        """A copy of ``like`` over other children (an expression rewritten in another function)."""
+        node = Node(self.lowerer._next_id, like.kind)
+        self.lowerer._next_id += 1
+        for attr in ("spelling", "type", "line", "col", "end_line", "end_col", "start", "end", "decl", "op", "value"):
+            setattr(node, attr, getattr(like, attr))
+        node.children = children
+        return node
+
+    def _text_mentions(self, fn: Function, names: set[str]) -> bool:
+        if fn.in_main_file:
+            return fn.mentions(*names)
+        text = self._header_text(fn.file, fn.line, fn.end_line)
+        return text is None or any(name in text for name in names)
+
+
+def _assigned_fields(body: Node, is_record) -> dict[str, list[Node]]:
+    """`r.f = v` in the body, for the records ``is_record`` accepts: field name -> values."""
+    out: dict[str, list[Node]] = {}
+    for n in body.walk():
+        if n.kind == "BINARY_OPERATOR" and n.op == "=" and len(n.children) == 2:
+            target, value = n.children
+        elif n.kind == "CALL_EXPR" and n.decl is not None and n.decl.name == "operator=" and len(n.children) == 3:
+            target, value = n.children[0], n.children[2]  # a record's assignment (`cfg.blockDim = b`)
+        else:
+            continue
+        target = strip_wrappers(target)
+        if target.kind == "MEMBER_REF_EXPR" and target.children and is_record(strip_wrappers(target.children[0])):
+            out.setdefault(target.spelling, []).append(value)
+    return out
+
+
+def _grid_and_block(fields: dict[str, list[Node]]) -> tuple[Node, Node] | None:
+    grid, block = fields.get("gridDim", []), fields.get("blockDim", [])
+    return (grid[0], block[0]) if len(grid) == 1 and len(block) == 1 else None
+
+
+def _forward_site(functions: dict[str, Function], site: LaunchSite, helper: Function, caller: Function,
+                  call: Node, args: list[Node], new_node=None) -> LaunchSite:
+    """The helper's launch seen from one call of it: its shape and kernel arguments in the
+    caller's expressions, or, where they are not all written in the helper's parameters,
+    the helper's own launch."""
+    translate = _ArgumentTranslation(functions, helper, caller, args, new_node)
+    if site.api == "<<<>>>":
+        config = [translate.expression(c) for c in site.config[:2]]
+        kernel_args = translate.arguments(site.args)
+        if all(c is not None for c in config) and kernel_args is not None:
+            return LaunchSite(site.kernel_key, site.kernel_name, site.api, call, caller.key,
+                              config=config + list(site.config[2:]), args=kernel_args,
+                              result_used=site.result_used)
+    elif len(site.args) > 2:
+        shape = [translate.expression(a) for a in site.args[1:3]]
+        if all(c is not None for c in shape):
+            return LaunchSite(site.kernel_key, site.kernel_name, site.api, call, caller.key,
+                              args=[site.args[0], *shape, *site.args[3:]], result_used=site.result_used)
+    return site
+
+
+class _ArgumentTranslation:
+    """A helper's expressions rewritten in the arguments one call passes it."""
+
+    def __init__(self, functions: dict[str, Function], helper: Function, caller: Function, args: list[Node],
+                 new_node=None):
+        self.functions = functions
+        self.new_node = new_node
+        self.params = {p.key: i for i, p in enumerate(helper.params)}
+        self.packs = {p.key for p in helper.params if p.type.endswith("...")}
+        self.helper = helper
+        self.caller = caller
+        self.args = args
+        self._caller_defs: dict[str, list[Node]] | None = None
+
+    def expression(self, expr: Node) -> Node | None:
+        node = _strip_copy(expr)
+        if node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.key in self.params:
+            index = self.params[node.decl.key]
+            if node.decl.key in self.packs or index >= len(self.args):
+                return None
+            return self.args[index]
+        if node.kind == "MEMBER_REF_EXPR" and node.decl is not None and node.children:
+            base = _strip_copy(node.children[0])
+            if base.kind == "DECL_REF_EXPR" and base.decl is not None and base.decl.key in self.params:
+                record = self.expression(base)
+                if record is None:
+                    return None
+                found = self._field_of(record, node.decl.key)
+                if found is None and self.new_node is not None and _strip_copy(record).kind == "DECL_REF_EXPR":
+                    # the same field of the record the caller passes (`p.block` for `params.block`)
+                    found = self.new_node(node, [_strip_copy(record)])
+                return found
+        # literals and globals read the same in the caller
+        if any(n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage in ("local", "param")
+               for n in node.walk()):
+            return None
+        return expr
+
+    def arguments(self, kernel_args: list[Node]) -> list[Node] | None:
+        out: list[Node] = []
+        for arg in kernel_args:
+            if arg.kind == "PACK_EXPANSION_EXPR":
+                refs = [n for n in arg.walk() if n.kind == "DECL_REF_EXPR" and n.decl is not None
+                        and n.decl.key in self.packs]
+                if len({n.decl.key for n in refs}) != 1 or len(kernel_args) != 1:
+                    return None
+                index = self.params[refs[0].decl.key]
+                if index != len(self.params) - 1:
+                    return None
+                out.extend(self.args[index:])  # `std::forward<A>(a)...`: the call's last arguments
+                continue
+            value = self.expression(arg)
+            if value is None:
+                return None
+            out.append(value)
+        return out
+
+    def _field_of(self, record: Node, field_key: str) -> Node | None:
+        """The caller's expression a record argument's field holds: through one local
+        defined once, to the constructor call that built it and the argument its member
+        initializer copies."""
+        node = _strip_copy(record)
+        if node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.storage == "local":
+            defs = self._defs().get(node.decl.key, [])
+            if len(defs) != 1:
+                return None
+            node = _strip_copy(defs[0])
+        if node.kind != "CALL_EXPR" or node.decl is None or node.decl.kind != "CONSTRUCTOR":
+            return None
+        constructor = self.functions.get(node.decl.key)
+        init = constructor.member_inits.get(field_key) if constructor is not None else None
+        if init is None:
+            return None
+        init = _strip_copy(init)
+        if init.kind != "DECL_REF_EXPR" or init.decl is None:
+            return None
+        index = next((i for i, p in enumerate(constructor.params) if p.key == init.decl.key), None)
+        ctor_args = call_args(node)
+        if index is None or index >= len(ctor_args):
+            return None
+        return ctor_args[index]
+
+    def _defs(self) -> dict[str, list[Node]]:
+        """Every value the caller gives each of its variables (initializers, assignments,
+        writes through their address count as unknown values)."""
+        if self._caller_defs is None:
+            defs: dict[str, list[Node]] = {}
+            for n in self.caller.body.walk():
+                if n.kind == "VAR_DECL" and n.decl is not None and n.children:
+                    defs.setdefault(n.decl.key, []).append(n.children[-1])
+                elif n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR", "UNARY_OPERATOR") \
+                        and n.op in ("=", "+=", "-=", "*=", "/=", "&", "++", "--", "post++", "post--") \
+                        and n.children:
+                    target = strip_wrappers(n.children[0])
+                    if target.kind == "DECL_REF_EXPR" and target.decl is not None:
+                        defs.setdefault(target.decl.key, []).append(n)
+            self._caller_defs = defs
+        return self._caller_defs
+
+
+def _strip_copy(node: Node) -> Node:
+    """Through parentheses, conversions and copies (`dim3(c.block)`, a temporary's copy)."""
+    while True:
+        node = strip_wrappers(node, POINTER_WRAPPERS + ("CXX_FUNCTIONAL_CAST_EXPR",))
+        if node.kind == "CALL_EXPR" and node.decl is not None and node.decl.kind == "CONSTRUCTOR":
+            real = [a for a in node.children if not (a.kind == "UNEXPOSED_EXPR" and not a.children)]
+            if len(real) == 1 and node.decl.type.startswith("void (const ") and \
+                    node.decl.type.rstrip(" noexcept").endswith("&)") and \
+                    node.decl.name in real[0].type.replace("const ", "").split("<")[0]:
+                node = real[0]  # a copy or move of the same record
+                continue
+        return node
+
+
+def _function_pointer_targets(body: Node, templates: dict[str, list[Decl]] | None = None) -> dict[str, list[Decl]]:
+    """Function-pointer variables and the functions assigned to them (`kernel = &transpose;`);
+    with ``templates`` (kernel templates by name), also a dependent reference to one in a
+    template's body (`kernel = transpose<T, N>;`)."""
     targets: dict[str, list[Decl]] = {}
     for node in body.walk():
         value = None
@@ -682,11 +1000,21 @@ def _function_pointer_targets(body: Node) -> dict[str, list[Decl]]:
             ref = ref.children[0]
             while ref.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and ref.children:
                 ref = ref.children[-1]
-        if target.decl is not None and ref.kind == "DECL_REF_EXPR" and ref.decl is not None \
-                and ref.decl.storage == "function" and "(*" in (target.decl.type or ""):
-            known = targets.setdefault(target.decl.key, [])
-            if all(d.key != ref.decl.key for d in known):
-                known.append(ref.decl)
+        # a function designator can only initialize a pointer (or reference) to it, whatever
+        # name the pointer's type has (`kernel_fn_t k = transpose;`)
+        if target.decl is None or ref.kind != "DECL_REF_EXPR" or ref.decl is None \
+                or target.decl.storage not in ("local", "param", "global"):
+            continue
+        if ref.decl.storage == "function":
+            assigned = [ref.decl]
+        elif templates is not None and ref.decl.kind == "OVERLOADED_DECL_REF":
+            assigned = templates.get(ref.decl.name, [])
+        else:
+            continue
+        known = targets.setdefault(target.decl.key, [])
+        for decl in assigned:
+            if all(d.key != decl.key for d in known):
+                known.append(decl)
     return targets
 
 
