@@ -26,6 +26,7 @@ real CUDA header wheels) and the directories syncheck itself names in clang argu
 from __future__ import annotations
 
 import contextvars
+import functools
 import os
 import re
 import stat
@@ -96,6 +97,12 @@ def _environment_roots() -> tuple[str, ...]:
         roots.append(str(user_cache_root()))  # precompiled headers live there
     except (OSError, RuntimeError):  # no home folder: only that root is lost
         pass
+    return _real_roots(tuple(roots))
+
+
+@functools.lru_cache(maxsize=16)
+def _real_roots(roots: tuple[str, ...]) -> tuple[str, ...]:
+    """Real paths of syncheck's own folders (asked for every include line a prescan reads)."""
     return tuple(_real(r) for r in roots)
 
 
@@ -122,6 +129,15 @@ class IncludeGuard:
     policy: IncludePolicy
     refused: dict[str, tuple[str, str]] = field(default_factory=dict)  # real -> (how, as named)
     _verdicts: dict[tuple[str, tuple[str, ...]], bool] = field(default_factory=dict)
+    # Real paths, resolved once per file analyzed (a template library's headers are named by
+    # thousands of include lines).
+    _reals: dict[str, str] = field(default_factory=dict)
+
+    def real(self, path: str) -> str:
+        real = self._reals.get(path)
+        if real is None:
+            real = self._reals[path] = _real(path)
+        return real
 
     def allows(self, path: str, policy: IncludePolicy | None = None) -> bool:
         """A regular file under an allowed root (symlinks resolved first)."""
@@ -130,7 +146,7 @@ class IncludeGuard:
         cached = self._verdicts.get(key)
         if cached is not None:
             return cached
-        real = _real(path)
+        real = self.real(path)
         try:
             regular = stat.S_ISREG(os.stat(real).st_mode)
         except (OSError, ValueError):
@@ -140,7 +156,7 @@ class IncludeGuard:
         return verdict
 
     def refuse(self, path: str, how: str = "#include of") -> str:
-        real = _real(path)
+        real = self.real(path)
         self.refused.setdefault(real, (how, path))
         return real
 
@@ -222,8 +238,12 @@ def _prescan(guard: IncludeGuard, policy: IncludePolicy, path: str, text: bytes,
     """Refuse, before clang opens them, the targets of the include lines of the file and of
     the project headers it reaches that fall outside the policy."""
     quote_dirs, dirs = _search_dirs(args)
+    unscanned_roots = SYSTEM_ROOTS + _environment_roots()
     pending = [(os.path.abspath(path), text)]
-    seen = {_real(path)}
+    seen = {guard.real(path)}
+    # The file clang would open for an include line (the first search candidate that exists):
+    # the same for every includer of a <...> name and for every includer in one folder.
+    found: dict[tuple[bytes, str, str], str | None] = {}
     while pending and len(seen) <= _MAX_SCANNED_HEADERS:
         includer, data = pending.pop()
         for form, name in _INCLUDE_LINE.findall(data):
@@ -231,29 +251,40 @@ def _prescan(guard: IncludeGuard, policy: IncludePolicy, path: str, text: bytes,
                 name = name.decode("utf-8").strip()
             except UnicodeDecodeError:
                 continue
-            if os.path.isabs(name):
-                candidates = [name]
+            key = (form, name, os.path.dirname(includer) if form == b'"' else "")
+            if key in found:
+                candidate = found[key]
             else:
-                search = ([os.path.dirname(includer)] + quote_dirs if form == b'"' else []) + dirs
-                candidates = [os.path.join(d, name) for d in search]
-            for candidate in candidates:
-                try:
-                    if not os.path.lexists(candidate):
-                        continue
-                except (OSError, ValueError):
-                    continue
-                if not guard.allows(candidate, policy):
-                    guard.refuse(candidate)
-                    break  # clang stops at the first match; it now reads an empty buffer
-                real = _real(candidate)
-                if real in seen or any(is_under(real, r) for r in SYSTEM_ROOTS + _environment_roots()):
-                    break  # clang takes the first match; system headers are not scanned
-                seen.add(real)
-                try:
-                    pending.append((real, read_regular_file(real)))
-                except OSError:
-                    pass
-                break
+                candidate = found[key] = _first_existing(name, form, includer, quote_dirs, dirs)
+            if candidate is None:
+                continue
+            if not guard.allows(candidate, policy):
+                guard.refuse(candidate)
+                continue  # clang stops at the first match; it now reads an empty buffer
+            real = guard.real(candidate)
+            if real in seen or any(is_under(real, r) for r in unscanned_roots):
+                continue  # clang takes the first match; system headers are not scanned
+            seen.add(real)
+            try:
+                pending.append((real, read_regular_file(real)))
+            except OSError:
+                pass
+
+
+def _first_existing(name: str, form: bytes, includer: str, quote_dirs: list[str],
+                    dirs: list[str]) -> str | None:
+    if os.path.isabs(name):
+        candidates = [name]
+    else:
+        search = ([os.path.dirname(includer)] + quote_dirs if form == b'"' else []) + dirs
+        candidates = [os.path.join(d, name) for d in search]
+    for candidate in candidates:
+        try:
+            if os.path.lexists(candidate):
+                return candidate
+        except (OSError, ValueError):
+            continue
+    return None
 
 
 def guarded_parse(parse, path: str, args: list[str] | None, unsaved_files, options: int):
@@ -272,7 +303,7 @@ def guarded_parse(parse, path: str, args: list[str] | None, unsaved_files, optio
     def stubs():
         out = []
         for real in guard.refused:
-            if _real(path) != real:
+            if guard.real(path) != real:
                 out.append((real, ""))
                 stubbed.add(real)
         return out
@@ -282,7 +313,7 @@ def guarded_parse(parse, path: str, args: list[str] | None, unsaved_files, optio
         escaped = []
         for inclusion in tu.get_includes():
             name = inclusion.include.name if inclusion.include is not None else ""
-            if name and _real(name) not in stubbed and not guard.allows(name, policy):
+            if name and guard.real(name) not in stubbed and not guard.allows(name, policy):
                 escaped.append(name)
         if not escaped:
             return tu

@@ -167,3 +167,92 @@ def test_model_headers_read_the_glibc_float_classifiers_in_device_code(tmp_path)
     assert parsed.problems == []
     from syncheck.coverage import analyzed_and_missed
     assert analyzed_and_missed(parsed, build_program(parsed)) == (1, 0)
+
+
+# Issue 15, template-heavy code: a kernel's callees in library headers are lowered (and a
+# barrier they reach is reported at the kernel's call), the header's other functions are not.
+TILE_HEADER = """
+#pragma once
+template <typename T>
+__device__ T exchange_with_neighbour(T* tile, T value) {
+    tile[threadIdx.x] = value;
+    __syncthreads();
+    return tile[(threadIdx.x + 1) % 32];
+}
+template <typename T>
+__device__ T left_unused(T* tile) {
+    if (threadIdx.x == 0) __syncthreads();
+    return tile[0];
+}
+"""
+
+TILE_MAIN = """
+#include "tile_exchange.cuh"
+__global__ void exchange_tiles(float* out, int n) {
+    __shared__ float tile[32];
+    if (threadIdx.x < n) {
+        out[threadIdx.x] = exchange_with_neighbour(tile, out[threadIdx.x]);
+    }
+}
+"""
+
+
+def test_header_template_callee_is_lowered_and_unreached_one_is_not(tmp_path):
+    (tmp_path / "tile_exchange.cuh").write_text(TILE_HEADER)
+    main = tmp_path / "exchange.cu"
+    main.write_text(TILE_MAIN)
+    program = build_program(parse_source(str(main), main.read_bytes(), ParseOptions()))
+    names = {f.name for f in program.functions.values()}
+    assert "exchange_with_neighbour<float>" in names  # the instantiation the kernel calls
+    assert not any(n.startswith("left_unused") for n in names)
+    assert program.unreached_library == 1  # left_unused: found in the header, never lowered
+    result = analyze_file(str(main), Settings(isolate=False, timeout=None))
+    assert [(f.code, f.line, os.path.basename(f.path)) for f in result.findings] == [
+        ("SYN101", 6, "exchange.cu")]  # the call under `threadIdx.x < n` reaches the barrier
+    assert [(os.path.basename(n.path), n.line) for n in result.findings[0].notes][-1] == \
+        ("tile_exchange.cuh", 6)
+
+
+ATTRIBUTE_FORMS = """
+struct Acc {
+    __host__ __device__ Acc(int v) : value(v) {}
+    __device__ operator int() const { return value; }
+    template <class U> __device__ __forceinline__ void add(U u) { value += u; }
+    template <class U> __host__ void host_add(U u);
+    int value;
+};
+template <class U> __host__ void Acc::host_add(U u) { value += u; }
+template <class T> struct Box { template <class U> __device__ T get(U u); T t; };
+template <class T> template <class U> __device__ T Box<T>::get(U u) { return t + u; }
+template <typename T> requires (sizeof(T) > 1) __device__ T wide(T x) { return x; }
+template <typename T, int N = 4> __global__ void __launch_bounds__(128) fill(T* p) { p[N] = 0; }
+template <> __global__ void fill<float, 4>(float* p) { p[0] = 1.0f; }
+[[deprecated]] __device__ __noinline__ int old(int x) { return x; }
+auto __device__ trailing(int x) -> decltype(x + 1) { return x + 1; }
+int host_only(int x) { return x; }
+"""
+
+
+def test_attributes_read_early_are_every_attribute_child(tmp_path):
+    """function_attribute_kinds stops at the first child after the attributes; it must find
+    what a visit of every child finds, for every form a function definition takes."""
+    from syncheck.frontend import clang_api
+    import clang.cindex as ci
+    main = tmp_path / "forms.cu"
+    main.write_text(ATTRIBUTE_FORMS)
+    parsed = parse_source(str(main), main.read_bytes(), ParseOptions(std="c++20"))
+    assert parsed.errors == []
+    kinds = {ci.CursorKind.FUNCTION_DECL, ci.CursorKind.FUNCTION_TEMPLATE, ci.CursorKind.CXX_METHOD,
+             ci.CursorKind.CONSTRUCTOR, ci.CursorKind.CONVERSION_FUNCTION}
+    names: dict[int, str] = {}
+    seen = 0
+    for cursor in parsed.tu.cursor.walk_preorder():
+        if cursor.kind not in kinds or cursor.location.file is None:
+            continue
+        assert clang_api.location_file(cursor.location, names) == cursor.location.file.name
+        if str(cursor.location.file.name) != str(main):
+            continue
+        seen += 1
+        every = [c.kind.value for c in cursor.get_children() if c.kind.is_attribute()]
+        assert clang_api.function_attribute_kinds(cursor) == every, cursor.spelling
+    assert seen >= 13

@@ -229,7 +229,8 @@ class UniformityService:
                  if f.kind == "kernel" and f.body and not f.has_errors and generic(f)]
         called: set[str] = set()
         for f in self.program.functions.values():
-            if f.body is None or not f.runs_on_device:
+            # device code only: asking a host function for its body would lower it
+            if not f.runs_on_device or f.body is None:
                 continue
             for node in f.body.walk():
                 if node.kind == "CALL_EXPR":
@@ -237,7 +238,7 @@ class UniformityService:
                     if target is not None and target.key != f.key:
                         called.add(target.key)
         for f in self.program.functions.values():
-            if f.body and f.kind in ("device", "host_device") and f.key not in called \
+            if f.kind in ("device", "host_device") and f.body and f.key not in called \
                     and not f.has_errors and generic(f):
                 roots.append(f)
         return roots

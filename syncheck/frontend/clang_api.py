@@ -135,3 +135,51 @@ def extent_numbers(cursor: ci.Cursor) -> tuple[int, int, int, int, int, int]:
     start = (line.value, column.value, offset.value)
     lib.clang_getInstantiationLocation(lib.clang_getRangeEnd(extent), None, *refs)
     return start + (line.value, column.value, offset.value)
+
+
+# CXChildVisitResult
+_VISIT_BREAK, _VISIT_CONTINUE = 0, 1
+_TEMPLATE_PARAMETER_KINDS = frozenset(k.value for k in (
+    ci.CursorKind.TEMPLATE_TYPE_PARAMETER, ci.CursorKind.TEMPLATE_NON_TYPE_PARAMETER,
+    ci.CursorKind.TEMPLATE_TEMPLATE_PARAMETER))
+_FUNCTION_TEMPLATE_KIND = ci.CursorKind.FUNCTION_TEMPLATE.value
+
+
+def _attribute_visitor(child: ci.Cursor, _parent: ci.Cursor, state: list) -> int:
+    kind = child._kind_id
+    if 400 <= kind < 500:  # CXCursor_FirstAttr .. before CXCursor_FirstPreprocessing
+        state[1].append(kind)
+        return _VISIT_CONTINUE
+    if state[0] and (kind in _TEMPLATE_PARAMETER_KINDS or 100 <= kind < 200):  # 100..199: expressions
+        return _VISIT_CONTINUE
+    return _VISIT_BREAK
+
+
+_ATTRIBUTE_VISITOR = ci.callbacks["cursor_visit"](_attribute_visitor)
+
+
+def function_attribute_kinds(cursor: ci.Cursor) -> list[int]:
+    """The kinds (numbers) of a function declaration's attributes, read without visiting the
+    rest of its children (its parameters and body). libclang visits a declaration's
+    attributes before anything else of it; a function template's come after its template
+    parameters and requires clause. Deciding host or device code this way costs a few
+    foreign calls instead of one per child: the walk over a translation unit asks it of
+    every function definition of every header."""
+    found: list[int] = []
+    ci.conf.lib.clang_visitChildren(cursor, _ATTRIBUTE_VISITOR,
+                                    [cursor._kind_id == _FUNCTION_TEMPLATE_KIND, found])
+    return found
+
+
+def location_file(location: ci.SourceLocation, names: dict[int, str]) -> str | None:
+    """The name of the file a location is in (as ``location.file.name``), or None; ``names``
+    caches the names by libclang's file handle (valid for one translation unit)."""
+    handle = ci.c_object_p()
+    ci.conf.lib.clang_getInstantiationLocation(location, ctypes.byref(handle), None, None, None)
+    if not handle:
+        return None
+    address = ctypes.cast(handle, ctypes.c_void_p).value
+    name = names.get(address)
+    if name is None:
+        name = names[address] = ci.File(handle).name
+    return name

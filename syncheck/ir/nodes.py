@@ -182,6 +182,11 @@ def asm_text(cursor: ci.Cursor) -> tuple[str, str]:
     return "".join(template), "\x1f".join(constraints)
 
 
+def _key(identity: ci.Cursor) -> str:
+    """A declaration's identity: its USR, else where it is."""
+    return identity.get_usr() or f"{identity.location.file}:{identity.location.line}:{identity.location.column}:{identity.spelling}"
+
+
 class Lowerer:
     """Copies cursors into Nodes; one per translation unit (it caches declarations)."""
 
@@ -215,6 +220,27 @@ class Lowerer:
         self._qualified[h] = name
         return name
 
+    def function_key(self, cursor: ci.Cursor) -> str:
+        """``decl_of(cursor).key`` of a function definition, with the same registration of a
+        specialization, without building its Decl (qualified name, type, ...)."""
+        cached = self._decls.get(cursor.hash)
+        if cached is not None:
+            return cached.key
+        identity, _ = self._identity(cursor, cursor.kind)
+        return _key(identity)
+
+    def _identity(self, cursor: ci.Cursor, kind: ci.CursorKind) -> tuple[ci.Cursor, str]:
+        """The template a function specialization specializes, and the specialization's USR
+        (it is then registered as an instantiation); else the cursor itself and ''."""
+        tmpl = clang_api.specialized_template(cursor) if kind in (
+            K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR, K.CONVERSION_FUNCTION) else None
+        instance = ""
+        if tmpl is not None and tmpl != cursor:
+            instance = cursor.get_usr()
+            if instance:
+                self.instantiations.setdefault(instance, cursor)
+        return (tmpl if tmpl is not None else cursor), instance
+
     def decl_of(self, cursor: ci.Cursor) -> Decl | None:
         if cursor is None:
             return None
@@ -223,15 +249,8 @@ class Lowerer:
         if cached is not None:
             return cached
         kind = cursor.kind
-        tmpl = clang_api.specialized_template(cursor) if kind in (
-            K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR, K.CONVERSION_FUNCTION) else None
-        identity = tmpl if tmpl is not None else cursor
-        instance = ""
-        if tmpl is not None and tmpl != cursor:
-            instance = cursor.get_usr()
-            if instance:
-                self.instantiations.setdefault(instance, cursor)
-        key = identity.get_usr() or f"{identity.location.file}:{identity.location.line}:{identity.location.column}:{identity.spelling}"
+        identity, instance = self._identity(cursor, kind)
+        key = _key(identity)
         loc = identity.location
         file = loc.file.name if loc.file is not None else ""
         model = file.startswith(cuda_declaration_prefixes())  # CUDA's: the model's or the real headers'

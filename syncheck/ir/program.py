@@ -227,15 +227,14 @@ def lambda_key(file: str, line: int) -> str:
     return f"lambda:{file}:{line}"
 
 
+_GLOBAL_ATTR, _DEVICE_ATTR, _HOST_ATTR = K.CUDAGLOBAL_ATTR.value, K.CUDADEVICE_ATTR.value, K.CUDAHOST_ATTR.value
+
+
 def _function_kind(cursor: ci.Cursor) -> str:
-    device = host = False
-    for child in cursor.get_children():
-        if child.kind == K.CUDAGLOBAL_ATTR:
-            return "kernel"
-        if child.kind == K.CUDADEVICE_ATTR:
-            device = True
-        elif child.kind == K.CUDAHOST_ATTR:
-            host = True
+    attributes = clang_api.function_attribute_kinds(cursor)
+    if _GLOBAL_ATTR in attributes:
+        return "kernel"
+    device, host = _DEVICE_ATTR in attributes, _HOST_ATTR in attributes
     if device:
         return "host_device" if host else "device"
     return "host"
@@ -312,6 +311,9 @@ class ProgramBuilder:
         self._reached: set[str] = set()
         self._scanned: set[str] = set()
         self._header_lines: dict[str, list[str] | None] = {}
+        # File names by libclang's file handle, and whether a name is the main file's.
+        self._file_names: dict[int, str] = {}
+        self._main_names: dict[str, bool] = {}
         # Where each function appears in the translation unit (see _reorder).
         self._position: tuple = (1 << 60,)
         self._positions_seen: list[None] = []
@@ -358,8 +360,9 @@ class ProgramBuilder:
 
     # -- reachability: device code of other files is lowered only when this file's code uses it --
     def _defer(self, cursor: ci.Cursor) -> None:
-        """A device function defined in another file (a header): lowered only if reached."""
-        key = self.lowerer.decl_of(cursor).key
+        """A device function defined in another file (a header): lowered only if reached.
+        Only its key is computed now (most library functions are never reached)."""
+        key = self.lowerer.function_key(cursor)
         self._deferred.setdefault(key, []).append((cursor, self._position))
 
     def _reach(self) -> None:
@@ -425,12 +428,12 @@ class ProgramBuilder:
             kind = child.kind
             if kind in _CONTAINER_KINDS:
                 loc = child.location  # one location object: each costs foreign calls
-                f = loc.file
-                if f is not None and (f.name.startswith(cuda_declaration_prefixes())
-                                      or loc.is_in_system_header):
+                name = clang_api.location_file(loc, self._file_names)
+                if name is not None and (name.startswith(cuda_declaration_prefixes())
+                                         or loc.is_in_system_header):
                     continue
                 if self.reuse is not None:
-                    end = self._outline(child, f)
+                    end = self._outline(child, name)
                     self._collect(child, end if outer_end is None else outer_end,
                                   in_template or kind == K.CLASS_TEMPLATE)
                 else:
@@ -440,15 +443,15 @@ class ProgramBuilder:
                     self._explicit_instantiations(child)
                     continue
                 loc = child.location
-                f = loc.file
-                if f is None or not _is_project_file(f.name) or loc.is_in_system_header:
+                name = clang_api.location_file(loc, self._file_names)
+                if name is None or not _is_project_file(name) or loc.is_in_system_header:
                     continue
                 self._position = (0, len(self._positions_seen))
                 self._positions_seen.append(None)
-                if os.path.abspath(f.name) != self.main and _function_kind(child) != "host":
+                if not self._is_main(name) and _function_kind(child) != "host":
                     self._defer(child)
                 elif self.reuse is not None:
-                    end = self._outline(child, f)
+                    end = self._outline(child, name)
                     self._add_function(child, outer_end=end if outer_end is None else outer_end,
                                        in_template=in_template or kind == K.FUNCTION_TEMPLATE)
                 else:
@@ -461,11 +464,17 @@ class ProgramBuilder:
             if node.kind == K.DECL_REF_EXPR and node.referenced is not None:
                 self.lowerer.decl_of(node.referenced)
 
-    def _outline(self, cursor: ci.Cursor, f) -> int:
+    def _is_main(self, name: str) -> bool:
+        main = self._main_names.get(name)
+        if main is None:
+            main = self._main_names[name] = os.path.abspath(name) == self.main
+        return main
+
+    def _outline(self, cursor: ci.Cursor, name: str | None) -> int:
         """Record a main-file definition or container in the outline; its end offset."""
         extent = cursor.extent
         end = extent.end.offset
-        if f is not None and os.path.abspath(f.name) == self.main:
+        if name is not None and self._is_main(name):
             self.reuse.outline.append((cursor.kind.name, extent.start.offset, end))
         return end
 
