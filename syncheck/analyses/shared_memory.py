@@ -17,7 +17,7 @@ from syncheck.analyses.constants import integer_constant
 from syncheck.analyses.preconditions import kernel_preconditions, known_parameters
 from syncheck.analyses.reaching_definitions import reaching_definitions
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
-from syncheck.ir.calls import call_args, callee_name
+from syncheck.ir.calls import call_args, callee_name, template_bindings
 from syncheck.ir.cfg import CFG, Block
 from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers
 from syncheck.ir.program import Function, Program
@@ -642,6 +642,7 @@ class KernelAccesses:
         method, the object's fields bound to what its constructor stored in them (a cub-style
         `BlockSum(temp).sum(x)` keeps a reference to the shared TempStorage)."""
         bindings = {p.key: (a, scope) for p, a in zip(callee.params, args)}
+        bindings.update(template_bindings(call, callee, scope))
         callee_node = call.children[0] if call.children else None
         if callee_node is None or _strip(callee_node).kind != "MEMBER_REF_EXPR":
             # A call on the same object (implicit this): the fields keep their bindings.

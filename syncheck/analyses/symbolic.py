@@ -17,6 +17,7 @@ from syncheck.analyses.levels import Level
 from syncheck.analyses.reaching_definitions import INCOMING
 from syncheck.analyses.shared_memory import Scope
 from syncheck.analyses.uniformity import UniformityService
+from syncheck.ir.calls import template_bindings
 from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers
 from syncheck.ir.program import Function, Program
 
@@ -407,6 +408,7 @@ class Encoder:
             # the callee's parameters bound to this call's arguments.
             callee, expr = returned
             bindings = {p.key: (a, scope) for p, a in zip(callee.params, args)}
+            bindings.update(template_bindings(node, callee, scope))
             inner = Scope(scope.analysis, bindings)
             try:
                 return self.expr(expr, inner, depth + 1)
@@ -493,6 +495,7 @@ def context_scopes(service: UniformityService, root: Function, frames) -> list:
     for frame in frames:
         callee = frame.analysis.function
         bindings = {p.key: (a, scopes[-1]) for p, a in zip(callee.params, frame.site.args)}
+        bindings.update(template_bindings(frame.site.node, callee, scopes[-1]))
         scopes.append(function_scope(callee, frame.analysis, bindings))
     return scopes
 

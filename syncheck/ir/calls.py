@@ -27,6 +27,25 @@ def call_args(call: Node) -> list[Node]:
     return ch[1:]
 
 
+def template_bindings(call: Node, callee, scope) -> dict:
+    """A call of a function template that names its arguments (`tile<type, J>(s)` in generic
+    code): the callee's template parameters bound to them, when every parameter has its
+    argument written (a type argument may have no node, so a partial list is not aligned)."""
+    if not callee.template_params or not call.children:
+        return {}
+    head = call.children[0]
+    while head.kind == "UNEXPOSED_EXPR" and len(head.children) == 1:
+        head = head.children[0]
+    if head.kind != "DECL_REF_EXPR" or not head.children or head.children[0].kind != "OVERLOADED_DECL_REF":
+        return {}
+    written = head.children[1:]
+    if len(written) != len(callee.template_params):
+        return {}
+    return {key: (arg, scope) for key, arg in zip(callee.template_params, written)
+            if arg.kind in ("DECL_REF_EXPR", "INTEGER_LITERAL", "CXX_BOOL_LITERAL_EXPR", "BINARY_OPERATOR",
+                            "UNARY_OPERATOR", "PAREN_EXPR", "CALL_EXPR")}
+
+
 def callee_name(call: Node) -> str:
     if call.decl is not None:
         return call.decl.name

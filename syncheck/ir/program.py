@@ -22,6 +22,8 @@ K = ci.CursorKind
 
 _FUNCTION_KINDS = {K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD, K.CONSTRUCTOR,
                    K.CONVERSION_FUNCTION}
+_TEMPLATE_PARAMETER_KINDS = {K.TEMPLATE_NON_TYPE_PARAMETER, K.TEMPLATE_TYPE_PARAMETER,
+                             K.TEMPLATE_TEMPLATE_PARAMETER}
 _CONTAINER_KINDS = {K.NAMESPACE, K.LINKAGE_SPEC, K.CLASS_DECL, K.STRUCT_DECL, K.CLASS_TEMPLATE,
                     K.UNEXPOSED_DECL}
 _BLOCK_PIN = re.compile(
@@ -57,6 +59,8 @@ class Function:
     params: list[Param]
     body_node: Node | None
     is_template: bool = False
+    # A function template's parameters (declaration keys), in order.
+    template_params: list[str] = field(default_factory=list)
     is_lambda: bool = False
     # Constructors: the member initializer list, field key -> initializer expression.
     member_inits: dict = field(default_factory=dict)
@@ -485,9 +489,12 @@ class ProgramBuilder:
         on_host = _function_kind(cursor) in ("host", "host_device")
         member_refs = []
         pending_member = None
+        template_params: list[str] = []
         for c in cursor.get_children():
             if c.kind == K.COMPOUND_STMT:
                 body_cursor = c
+            elif c.kind in _TEMPLATE_PARAMETER_KINDS:
+                template_params.append(c.get_usr() or c.spelling)
             elif c.kind == K.PARM_DECL:
                 params.append(Param(c.spelling, c.get_usr() or c.spelling, c.type.spelling))
                 if on_host:
@@ -511,7 +518,8 @@ class ProgramBuilder:
             key=instance or decl.key, name=name, qualified=decl.qualified,
             kind=_function_kind(cursor), file=loc.file.name, line=loc.line, col=loc.column,
             end_line=cursor.extent.end.line, params=params, body_node=None,
-            is_template=cursor.kind == K.FUNCTION_TEMPLATE, in_main_file=in_main,
+            is_template=cursor.kind == K.FUNCTION_TEMPLATE, template_params=template_params,
+            in_main_file=in_main,
             instance_of=decl.key if instance else None,
             reported=in_main or (bool(instance) and _function_kind(cursor) == "kernel"
                                  and not _vendored(loc.file.name)),
