@@ -37,6 +37,12 @@ class Primitive:
     group: Node | None = None  # the group object (member call or first argument)
     result: Level | None = None  # fixed result level; None: computed by the analysis
     returns_lane_linear: bool = False
+    # The lane index itself (thread_rank() of a tile of at most 32 threads): the same for
+    # lane L of every warp.
+    returns_lane: bool = False
+    # Every member gets the combination of all members' values (votes, reductions): over
+    # a whole warp, values the same in every warp give a result the same in every warp.
+    combines: bool = False
 
     @property
     def is_barrier_like(self) -> bool:
@@ -74,6 +80,9 @@ _TILE_COLLECTIVE_METHODS = {"shfl": None, "shfl_down": Level.THREAD, "shfl_up": 
                             "ballot": "tile", "match_any": Level.THREAD, "match_all": "tile"}
 _CG_FREE_COLLECTIVES = {"reduce": "tile", "inclusive_scan": Level.THREAD,
                         "exclusive_scan": Level.THREAD}
+_COMBINING = {"__all_sync", "__any_sync", "__ballot_sync", "__reduce_add_sync", "__reduce_min_sync",
+              "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync",
+              "any", "all", "ballot", "reduce"}
 _SCOPE_OF_GROUP = {"block": "block", "grid": "grid", "tile": "tile", "coalesced": "coalesced",
                    "thread_group": "tile"}
 
@@ -101,7 +110,8 @@ def classify(call: Node) -> Primitive | None:
     if name == "__syncwarp":
         return Primitive("__syncwarp()", TILE_SYNC, "warp", 32, mask_arg=0)
     if name in _WARP_RESULT:
-        return Primitive(name, WARP_COLLECTIVE, "warp", 32, mask_arg=0, result=_WARP_RESULT[name])
+        return Primitive(name, WARP_COLLECTIVE, "warp", 32, mask_arg=0, result=_WARP_RESULT[name],
+                         combines=name in _COMBINING)
     if name in LEGACY_REPLACEMENTS:
         return Primitive(name, LEGACY_WARP, "warp", 32, result=Level.THREAD)
     if name in _THREAD_QUERIES:
@@ -118,7 +128,8 @@ def classify(call: Node) -> Primitive | None:
             res = _CG_FREE_COLLECTIVES[name]
             result = group_level(size or 32) if res == "tile" and kind == "tile" else (
                 Level.THREAD if res == "tile" else res)
-            return Primitive(f"cg::{name}", TILE_COLLECTIVE, scope, size, group=args[0], result=result)
+            return Primitive(f"cg::{name}", TILE_COLLECTIVE, scope, size, group=args[0], result=result,
+                             combines=name in _COMBINING)
     return None
 
 
@@ -159,7 +170,8 @@ def _classify_group_call(call: Node, method: str, obj: Node, free: bool) -> Prim
         return Primitive(shown, category, scope, size, group=obj)
     if method == "thread_rank":
         return Primitive(shown, QUERY, scope, size, group=obj, result=Level.THREAD,
-                         returns_lane_linear=kind in ("block", "grid"))
+                         returns_lane_linear=kind in ("block", "grid"),
+                         returns_lane=kind == "tile" and size is not None and size <= 32)
     if method in ("size", "num_threads", "meta_group_size", "dim_threads", "group_dim",
                   "dim_blocks", "num_blocks", "is_valid", "group_size"):
         return Primitive(shown, QUERY, scope, size, group=obj, result=Level.UNIFORM)
@@ -174,7 +186,8 @@ def _classify_group_call(call: Node, method: str, obj: Node, free: bool) -> Prim
         res = _TILE_COLLECTIVE_METHODS[method]
         if res == "tile":
             res = group_level(size) if size else Level.THREAD
-        return Primitive(shown, TILE_COLLECTIVE, scope, size, group=obj, result=res)
+        return Primitive(shown, TILE_COLLECTIVE, scope, size, group=obj, result=res,
+                         combines=method in _COMBINING)
     return None
 
 

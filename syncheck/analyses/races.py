@@ -462,6 +462,11 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         except NotEncodable:
             pass  # a bound the encoder cannot read bounds nothing
     solver.add(z3.Or(*[x != y for x, y in zip(e1.tid, e2.tid)]))
+    group = _same_value_group(a, b)
+    if group:
+        # Threads of one aligned group store one value there: only stores from different
+        # groups can disagree.
+        solver.add(e1.linear() / group != e2.linear() / group)
     solver.add(*same_element)
     facts = list(solver.assertions())
     verdict, solver = _decide(z3, facts + [g for g, _ in guards])
@@ -492,6 +497,18 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         return (not inter, None, shape)
     threads, found_shape = example
     return (not inter, threads, shape or found_shape)
+
+
+_TILE_THREADS = {Level.TILE16: 16, Level.TILE8: 8, Level.TILE4: 4, Level.TILE2: 2}
+
+
+def _same_value_group(a: Access, b: Access) -> int | None:
+    """Threads per aligned group that store the same value, when a store is paired with
+    itself and its value is uniform within tiles smaller than a warp (a tile reduction's
+    result); warp-uniform stores are judged after the fact (see find_races)."""
+    if a is b and a.write and not a.read:
+        return _TILE_THREADS.get(a.value_level)
+    return None
 
 
 def _same_statement(ka: KernelAccesses, acc: Access) -> list[Access]:

@@ -293,8 +293,6 @@ def effective_controllers(site: Site, frames: tuple[Frame, ...]) -> list[tuple[i
 _ARITH = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", ">", "<=", ">=", "==",
           "!=", "&&", "||", "<=>", ","}
 _EXACT_COMPOUND = {"+=", "-=", "*="}
-_WARP_VOTES = {"__all_sync", "__any_sync", "__ballot_sync", "__reduce_add_sync", "__reduce_min_sync",
-               "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync"}
 _CUTE_SHAPE_QUERIES = {"size", "shape", "rank", "depth", "cosize", "stride", "product"}
 _ASSIGN_OPS = {"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="}
 _CASTS = {"CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR",
@@ -641,9 +639,11 @@ class _FunctionAnalyzer:
             axis_part = {"x": (1, 0, 0), "y": (0, 1, 0), "z": (0, 0, 1)}.get(member)
             affine = (axis_part, Level.UNIFORM) if axis_part else None
             if member == "x":
+                # With rows of exactly 32 threads each warp is one row: threadIdx.x is the lane.
                 return Value(Level.THREAD, lane_linear=True, origin=origin, affine=affine, thread_axis="x",
                              per_thread=PT.thread_range(min(shape.block_dim[0], 1024) if shape.block_dim
-                                                        else 1024) if shape.x_multiple_of_32 else None)
+                                                        else 1024) if shape.x_multiple_of_32 else None,
+                             lane_only=bool(shape.block_dim) and shape.block_dim[0] == 32)
             if member == "":
                 return Value(Level.THREAD, origin=origin)
             dims = shape.block_dim
@@ -1022,6 +1022,8 @@ class _FunctionAnalyzer:
             if size is None and len(arg_values) >= 2 and isinstance(arg_values[1].const, int):
                 size = arg_values[1].const
             return Value(group_size=size)
+        if prim.returns_lane:
+            return Value(Level.THREAD, lane_only=True, origin=origin)
         if prim.returns_lane_linear:
             return Value(Level.THREAD, lane_linear=self.shape.x_multiple_of_32, origin=origin)
         if prim.name == "__activemask":
@@ -1037,11 +1039,16 @@ class _FunctionAnalyzer:
                 return Value(level, const=int(first) if same else None,
                              origin=origin if level > Level.UNIFORM else None,
                              per_thread=None if same else masks)
-        if prim.result is not None and prim.result == Level.WARP and prim.name in _WARP_VOTES \
-                and len(arg_values) >= 2 and arg_values[0].const in (0xFFFFFFFF, -1) \
-                and all(v.lane_like for v in arg_values[1:]) and self.shape.x_multiple_of_32:
-            # A full-mask vote over what every warp sees alike: the same in every warp.
-            return Value(Level.BLOCK, origin=origin)
+        if prim.combines and prim.result == Level.WARP and self.shape.x_multiple_of_32:
+            # A vote or reduction over whole warps (a full mask, a 32-thread tile) of what
+            # every warp sees alike: the same in every warp.
+            if prim.category == P.WARP_COLLECTIVE:
+                whole = len(arg_values) >= 2 and arg_values[0].const in (0xFFFFFFFF, -1)
+                operands = arg_values[1:]
+            else:
+                whole, operands = prim.tile_size == 32, arg_values
+            if whole and all(v.lane_like for v in operands):
+                return Value(Level.BLOCK, origin=origin)
         if prim.result is not None:
             if prim.name == "__match_all_sync" and len(args) >= 3:
                 self._taint_out_args(args[2:3], Value(Level.THREAD, origin=origin), None)

@@ -201,6 +201,9 @@ class Lowerer:
         # When a list: every reference to a specialization, in lowering order, as (USR, line,
         # column of the referring name), so that a kept body can replay them (ir/reuse.py).
         self.instance_refs: list[tuple[str, int, int]] | None = None
+        # While lowering a template body that stands in for a specialization: the values of
+        # its integral template parameters (cursor hash -> value), lowered as literals.
+        self.template_bindings: dict[int, int] = {}
 
     # -- declarations --
     def qualified_name(self, cursor: ci.Cursor) -> str:
@@ -320,6 +323,10 @@ class Lowerer:
             cursor = children[0]
             kind = cursor.kind
             children = [c for c in cursor.get_children() if c.kind not in _SKIPPED]
+        if self.template_bindings and kind == K.DECL_REF_EXPR:
+            bound = self._bound_parameter(cursor)
+            if bound is not None:
+                return bound
         node = Node(self._next_id, kind.name)
         self._next_id += 1
         if kind not in _STATEMENTS and kind not in _LITERALS:
@@ -369,6 +376,22 @@ class Lowerer:
         if kind == K.LAMBDA_EXPR:
             self.lambdas.append(node)
         self._assign_roles(node, cursor)
+        return node
+
+    def _bound_parameter(self, cursor: ci.Cursor) -> Node | None:
+        """A bound template parameter's use, as the literal an instantiation would show."""
+        referenced = cursor.referenced
+        if referenced is None or referenced.kind != K.TEMPLATE_NON_TYPE_PARAMETER:
+            return None
+        value = self.template_bindings.get(referenced.hash)
+        if value is None:
+            return None
+        node = Node(self._next_id, K.INTEGER_LITERAL.name)
+        self._next_id += 1
+        node.type = referenced.type.spelling
+        node.value = value
+        (node.line, node.col, node.start,
+         node.end_line, node.end_col, node.end) = clang_api.extent_numbers(cursor)
         return node
 
     def _dependent_callee(self, call: ci.Cursor) -> Decl | None:

@@ -234,6 +234,38 @@ def lambda_key(file: str, line: int) -> str:
 _GLOBAL_ATTR, _DEVICE_ATTR, _HOST_ATTR = K.CUDAGLOBAL_ATTR.value, K.CUDADEVICE_ATTR.value, K.CUDAHOST_ATTR.value
 
 
+def template_stand_in(specialization: ci.Cursor) -> tuple[ci.Cursor | None, dict[int, int] | None]:
+    """The function template's definition and the values of its integral parameters, for a
+    specialization clang declared but did not instantiate (it is referenced only from inside
+    uninstantiated template code). Only when every argument is known and at least one is an
+    integer (the generic body is analyzed anyway): (None, None) otherwise."""
+    template = clang_api.specialized_template(specialization)
+    if template is None or template.kind != K.FUNCTION_TEMPLATE:
+        return None, None
+    pattern = template.get_definition()
+    if pattern is None:
+        return None, None
+    params = [c for c in pattern.get_children() if c.kind in _TEMPLATE_PARAMETER_KINDS]
+    try:
+        count = specialization.get_num_template_arguments()
+    except Exception:  # older bindings
+        return None, None
+    if count != len(params):
+        return None, None
+    bindings: dict[int, int] = {}
+    for i, param in enumerate(params):
+        try:
+            kind = specialization.get_template_argument_kind(i)
+        except ValueError:  # a parameter pack
+            return None, None
+        if kind == ci.TemplateArgumentKind.INTEGRAL and param.kind == K.TEMPLATE_NON_TYPE_PARAMETER:
+            bindings[param.hash] = specialization.get_template_argument_value(i)
+        elif kind != ci.TemplateArgumentKind.TYPE:
+            return None, None
+    return (pattern, bindings) if bindings else (None, None)
+
+
+
 def _function_kind(cursor: ci.Cursor) -> str:
     attributes = clang_api.function_attribute_kinds(cursor)
     if _GLOBAL_ATTR in attributes:
@@ -411,7 +443,11 @@ class ProgramBuilder:
                 break
             for usr, cursor in pending[:MAX_INSTANTIATIONS - len(done)]:
                 done.add(usr)
-                definition = cursor.get_definition()
+                definition, bindings = cursor.get_definition(), None
+                if definition is None:
+                    # Referenced only from uninstantiated template code, clang made no body:
+                    # the template's own body stands in, with the integral arguments bound.
+                    definition, bindings = template_stand_in(cursor)
                 if definition is None or usr in self.functions:
                     continue
                 f = definition.location.file
@@ -419,7 +455,8 @@ class ProgramBuilder:
                     continue
                 if _function_kind(definition) == "host":
                     continue
-                fn = self._add_function(definition, instance=usr)
+                fn = self._add_function(definition, instance=usr, specialization=cursor,
+                                        bindings=bindings)
                 if fn is not None:
                     templates.add(fn.instance_of)
             self._reach()
@@ -483,7 +520,10 @@ class ProgramBuilder:
         return end
 
     def _add_function(self, cursor: ci.Cursor, instance: str = "", outer_end: int | None = None,
-                      in_template: bool = True) -> Function | None:
+                      in_template: bool = True, specialization: ci.Cursor | None = None,
+                      bindings: dict[int, int] | None = None) -> Function | None:
+        """``bindings``: for a template body standing in for a specialization (see
+        template_stand_in), the values of its integral template parameters by cursor hash."""
         body_cursor = None
         params: list[Param] = []
         on_host = _function_kind(cursor) in ("host", "host_device")
@@ -513,12 +553,12 @@ class ProgramBuilder:
         in_main = os.path.abspath(loc.file.name) == self.main
         name = cursor.spelling
         if instance:
-            name += clang_api.template_arguments(cursor)
+            name += clang_api.template_arguments(specialization or cursor)
         fn = Function(
             key=instance or decl.key, name=name, qualified=decl.qualified,
             kind=_function_kind(cursor), file=loc.file.name, line=loc.line, col=loc.column,
             end_line=cursor.extent.end.line, params=params, body_node=None,
-            is_template=cursor.kind == K.FUNCTION_TEMPLATE, template_params=template_params,
+            is_template=cursor.kind == K.FUNCTION_TEMPLATE and not instance, template_params=template_params,
             in_main_file=in_main,
             instance_of=decl.key if instance else None,
             reported=in_main or (bool(instance) and _function_kind(cursor) == "kernel"
@@ -552,7 +592,11 @@ class ProgramBuilder:
             fn._lower = lambda: self._lower_body(body_cursor, record, kept)
             return fn
         first_lambda = len(self.lowerer.lambdas)
-        fn.body = self._lower_body(body_cursor, record, kept)
+        self.lowerer.template_bindings = bindings or {}
+        try:
+            fn.body = self._lower_body(body_cursor, record, kept)
+        finally:
+            self.lowerer.template_bindings = {}
         for lam in self.lowerer.lambdas[first_lambda:]:
             self._add_lambda(lam, fn)
         if fn.kind == "kernel":
