@@ -443,6 +443,8 @@ class ProgramBuilder:
                 break
             for usr, cursor in pending[:MAX_INSTANTIATIONS - len(done)]:
                 done.add(usr)
+                if isinstance(cursor, CursorAt):
+                    cursor = cursor.found()  # a kept body's reference, found in this parse
                 definition, bindings = cursor.get_definition(), None
                 if definition is None:
                     # Referenced only from uninstantiated template code, clang made no body:

@@ -304,10 +304,14 @@ class CursorAt:
         self.scope = scope
 
     def get_definition(self):
+        return self.found().get_definition()
+
+    def found(self) -> ci.Cursor:
+        """The referenced specialization in the new translation unit."""
         found = self._find()
         if found is None:
             raise ReuseMismatch(f"instantiation {self.usr} not found again")
-        return found.get_definition()
+        return found
 
     def _find(self):
         if self.line:
