@@ -169,22 +169,22 @@ def _build(path: Path, data: dict) -> FileConfig:
             block = [block]
         if not isinstance(block, list) or not 1 <= len(block) <= 3 or \
                 not all(type(b) is int and b > 0 for b in block):
-            raise _fail(path, "block-dim", f"'block-dim' must be 1 to 3 positive integers")
+            raise _fail(path, "block-dim", "'block-dim' must be 1 to 3 positive integers")
         block = tuple(block + [1] * (3 - len(block)))
     pfi = data.get("per-file-ignores", {})
     if not isinstance(pfi, dict) or not all(
             isinstance(v, list) and all(isinstance(c, str) for c in v) for v in pfi.values()):
-        raise _fail(path, "per-file-ignores", f"'per-file-ignores' must be a table of glob = [codes]")
+        raise _fail(path, "per-file-ignores", "'per-file-ignores' must be a table of glob = [codes]")
     for glob, codes in pfi.items():
         for entry in codes:
             if not is_known_selector(entry):
                 raise _fail(path, glob, f"'per-file-ignores': {unknown_rule_message(entry)}")
     arch = data.get("arch")
     if arch is not None and (not isinstance(arch, str) or not arch.strip()):
-        raise _fail(path, "arch", f"'arch' must be a string such as \"sm_90\"")
+        raise _fail(path, "arch", "'arch' must be a string such as \"sm_90\"")
     report_unused = data.get("report-unused-suppressions", False)
     if not isinstance(report_unused, bool):
-        raise _fail(path, "report-unused-suppressions", f"'report-unused-suppressions' must be true or false")
+        raise _fail(path, "report-unused-suppressions", "'report-unused-suppressions' must be true or false")
     jobs = data.get("jobs")
     if jobs is not None and (type(jobs) is not int or jobs < 1):
         raise _fail(path, "jobs", f"'jobs' must be a positive integer, not {_shown(jobs)}")

@@ -6,7 +6,7 @@ launch, so a kernel that writes nothing cannot pass.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np

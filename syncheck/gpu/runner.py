@@ -8,7 +8,6 @@ an occupancy-sized grid), relative error against NumPy, and the kernel's time.
 from __future__ import annotations
 
 import datetime
-import os
 import re
 import shutil
 import subprocess
