@@ -99,6 +99,22 @@ def overloaded_decls(cursor: ci.Cursor) -> list[ci.Cursor]:
     return [lib.clang_getOverloadedDecl(cursor, i) for i in range(lib.clang_getNumOverloadedDecls(cursor))]
 
 
+def template_argument_list(specialization: ci.Cursor) -> list[tuple[object, int | None]] | None:
+    """(kind, value) of each template argument of a specialization, the value for integral
+    arguments only; None where the bindings cannot tell (a parameter pack, older bindings)."""
+    try:
+        count = specialization.get_num_template_arguments()
+        out = []
+        for i in range(max(count, 0)):
+            kind = specialization.get_template_argument_kind(i)
+            value = specialization.get_template_argument_value(i) \
+                if kind == ci.TemplateArgumentKind.INTEGRAL else None
+            out.append((kind, value))
+        return out
+    except (ValueError, AttributeError):  # a kind the bindings do not name (a pack); old bindings
+        return None
+
+
 def template_arguments(cursor: ci.Cursor) -> str:
     """'<float, 12>' for a function template specialization; '' when there is none."""
     try:

@@ -226,14 +226,9 @@ def instance_arguments(cursor: ci.Cursor) -> dict[str, int]:
     params = [c.spelling for c in template.get_children()
               if c.kind in (ci.CursorKind.TEMPLATE_NON_TYPE_PARAMETER, ci.CursorKind.TEMPLATE_TYPE_PARAMETER,
                             ci.CursorKind.TEMPLATE_TEMPLATE_PARAMETER)]
-    out = {}
-    try:
-        for i, name in enumerate(params):
-            if cursor.get_template_argument_kind(i) == ci.TemplateArgumentKind.INTEGRAL:
-                out[name] = cursor.get_template_argument_value(i)
-    except (ValueError, IndexError, AttributeError):
-        pass
-    return out
+    arguments = clang_api.template_argument_list(cursor) or []
+    return {name: value for name, (kind, value) in zip(params, arguments)
+            if kind == ci.TemplateArgumentKind.INTEGRAL}
 
 
 def body_call_value(body: ci.Cursor):

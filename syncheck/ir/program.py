@@ -246,20 +246,13 @@ def template_stand_in(specialization: ci.Cursor) -> tuple[ci.Cursor | None, dict
     if pattern is None:
         return None, None
     params = [c for c in pattern.get_children() if c.kind in _TEMPLATE_PARAMETER_KINDS]
-    try:
-        count = specialization.get_num_template_arguments()
-    except Exception:  # older bindings
-        return None, None
-    if count != len(params):
+    arguments = clang_api.template_argument_list(specialization)
+    if arguments is None or len(arguments) != len(params):
         return None, None
     bindings: dict[int, int] = {}
-    for i, param in enumerate(params):
-        try:
-            kind = specialization.get_template_argument_kind(i)
-        except ValueError:  # a parameter pack
-            return None, None
+    for param, (kind, value) in zip(params, arguments):
         if kind == ci.TemplateArgumentKind.INTEGRAL and param.kind == K.TEMPLATE_NON_TYPE_PARAMETER:
-            bindings[param.hash] = specialization.get_template_argument_value(i)
+            bindings[param.hash] = value
         elif kind != ci.TemplateArgumentKind.TYPE:
             return None, None
     return (pattern, bindings) if bindings else (None, None)
