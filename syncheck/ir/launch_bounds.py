@@ -38,7 +38,7 @@ def bound_argument_tokens(tu: ci.TranslationUnit, cursor: ci.Cursor) -> list[str
     name (the attribute may stand before `template <...>`'s declaration, among the
     specifiers or before the name), or None when there is no such attribute."""
     loc = cursor.location
-    if loc.file is None:
+    if loc.file is None or not _has_attribute(cursor):
         return None
     start = ci.SourceLocation.from_position(tu, loc.file, max(1, loc.line - _LOOKBACK_LINES), 1)
     tokens = [t.spelling for t in tu.get_tokens(extent=ci.SourceRange.from_locations(start, loc))]
@@ -64,6 +64,12 @@ def bound_argument_tokens(tu: ci.TranslationUnit, cursor: ci.Cursor) -> list[str
         if depth >= 1 and not (depth == 1 and tok == "("):
             first.append(tok)
     return None
+
+
+def _has_attribute(cursor: ci.Cursor) -> bool:
+    """libclang shows `__launch_bounds__` as an unexposed attribute among the function's
+    children: without one, reading the tokens (the larger cost) is skipped."""
+    return any(c.kind == ci.CursorKind.UNEXPOSED_ATTR for c in cursor.get_children())
 
 
 def parse(tokens: list[str]):
