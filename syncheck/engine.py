@@ -620,9 +620,14 @@ def analyze_in_worker(path: str, source: bytes, settings: Settings) -> FileResul
 
 def analyze_task(path: str, task: tuple[bytes, Settings]) -> FileResult:
     """A worker task that carries its own settings (the language server: each document has
-    the settings its configuration gives it)."""
+    the settings its configuration gives it). The buffer is a project of its own: the project
+    rules run here over its facts, which then stay in the worker (they are most of the
+    result, and encoding them for the pipe and decoding them cost more than the rules)."""
     source, settings = task
-    return analyze_file(path, settings, source)
+    result = analyze_file(path, settings, source)
+    result.findings = result.findings + project_findings([result.facts], settings)
+    result.facts = FileFacts()
+    return result
 
 
 def _prepare_for_workers(settings: Settings) -> None:

@@ -11,7 +11,8 @@ analyzed, and configuration errors. Hover on a finding shows its rule's document
 actions: the finding's fix (safe ones preferred, unsafe ones marked) and a suppression
 comment with the rule code and a reason placeholder.
 
-The server keeps answering while a buffer is analyzed: edits are debounced; an analysis runs
+The server keeps answering while a buffer is analyzed: an edit after a quiet spell is analyzed
+at once, the edits of a burst are debounced (the newest one is analyzed); an analysis runs
 in a worker process under the per-file time and memory limits (a libclang crash costs that
 analysis, not the server); the worker parses the buffer with the precompiled CUDA header as
 the CLI does (where none applies, it keeps the document's translation unit and reparses it
@@ -90,7 +91,7 @@ class _Text:
 
 def findings_for(path: str, text: str, settings: Settings, result: FileResult) -> tuple[list[Finding], list[FileProblem]]:
     """The findings and problems the CLI would report for this buffer: project rules over
-    its facts, then the CLI's own filter (suppressions, per-file ignores, unknown rules in
+    its facts (a worker's result has them already, and no facts), then the CLI's own filter (suppressions, per-file ignores, unknown rules in
     suppression comments)."""
     findings = result.findings + project_findings([result.facts], settings)
     report = Report()
@@ -182,6 +183,7 @@ def build_server(argv: list[str] | None = None) -> LanguageServer:
     analyzer = _BufferAnalyzer()
     debounce = DEBOUNCE_SECONDS if reuse else DEBOUNCE_SECONDS_NO_REUSE
     latest: dict[str, int] = {}    # uri -> number of the newest request
+    last_edit: dict[str, float] = {}  # uri -> when its newest request came (monotonic clock)
     running: dict[str, int] = {}   # uri -> request being analyzed
     shown: dict[str, list[tuple[types.Diagnostic, Finding]]] = {}  # uri -> published findings
 
@@ -218,8 +220,13 @@ def build_server(argv: list[str] | None = None) -> LanguageServer:
 
     async def publish(ls: LanguageServer, uri: str) -> None:
         ticket = latest[uri] = latest.get(uri, 0) + 1
+        now = time.monotonic()
+        quiet = running.get(uri) is None and now - last_edit.get(uri, float("-inf")) >= debounce
+        last_edit[uri] = now
         supersede(uri)  # a newer buffer overtakes the analysis of an older one
-        await asyncio.sleep(debounce)
+        # The first edit after a quiet spell goes at once; later ones wait for the typing to
+        # stop (only the clock's scheduling depends on it: every buffer's result is the same).
+        await asyncio.sleep(0 if quiet else debounce)
         doc = open_document(ls, uri)
         if latest.get(uri) != ticket or doc is None:
             return

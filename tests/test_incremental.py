@@ -241,3 +241,34 @@ def test_the_cli_gives_what_the_incremental_analysis_gave(tmp_path):
     cli = sorted((f["code"], f["line"], f["column"], f["message"]) for f in json.loads(out.stdout)["findings"])
     findings, _ = findings_for(str(path), text, Settings(), incremental)  # what the server shows
     assert cli == sorted((f.code, f.line, f.column, f.message) for f in findings)
+
+
+def _signatures(program) -> list[tuple]:
+    return sorted((f.key, f.name, f.qualified, f.kind, f.file, f.line, f.col, f.end_line, f.text,
+                   tuple((p.name, p.key, p.type, repr(p.default)) for p in f.params))
+                  for f in program.functions.values())
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_kept_functions_have_the_signatures_a_fresh_build_gives(tmp_path, seed):
+    """A kept body's function takes its declaration and parameters from the previous build,
+    moved with the lines and offsets an edit above it shifted (ir/reuse.py, KeptSignature)."""
+    from syncheck.frontend.parse import ParseOptions
+    from syncheck.header_choice import parse_and_build
+    path = tmp_path / "moved.cu"
+    path.write_text(SOURCE)
+    options = ParseOptions()
+    reused_total = 0
+    try:
+        lines = SOURCE.split("\n")
+        at = lines.index("    s[tid] = v;")
+        moved = "\n".join(lines[:at] + ["    v += 1.0f;"] + lines[at:])  # the functions below move
+        for step, text in enumerate([SOURCE, moved, SOURCE, *_edits(random.Random(seed), 12)]):
+            _, incremental, _ = parse_and_build(str(path), text.encode(), options, "model", True, True)
+            _, fresh, _ = parse_and_build(str(path), text.encode(), options, "model", False, False)
+            assert _signatures(incremental) == _signatures(fresh), f"seed {seed}, step {step}:\n{text}"
+            reused_total += sum(store.last_reused for store in reuse._STORES.values())
+    finally:
+        forget_reused()
+        reuse.forget_stores()
+    assert reused_total > 0

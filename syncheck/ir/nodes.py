@@ -69,7 +69,8 @@ def _declared_no_return(cursor: ci.Cursor) -> bool:
     """[[noreturn]] (libclang shows it only as an unexposed attribute, whose first token
     names it even when a macro spells it) or __attribute__((noreturn)) (part of the type),
     on any declaration of the function."""
-    for decl in (cursor, cursor.canonical):
+    canonical = cursor.canonical
+    for decl in (cursor,) if canonical == cursor else (cursor, canonical):
         if "noreturn" in decl.type.spelling:
             return True
         for child in decl.get_children():
@@ -222,6 +223,10 @@ class Lowerer:
         name = "::".join(reversed(parts))
         self._qualified[h] = name
         return name
+
+    def remember_decl(self, cursor: ci.Cursor, decl: Decl) -> None:
+        """Use ``decl`` as the declaration of ``cursor`` (a kept function's, see ir/reuse.py)."""
+        self._decls[cursor.hash] = decl
 
     def function_key(self, cursor: ci.Cursor) -> str:
         """``decl_of(cursor).key`` of a function definition, with the same registration of a

@@ -14,7 +14,7 @@ from syncheck.frontend.parse import INSTANTIATION_REFERENCE, ParsedFile
 from syncheck.ir import launch_bounds
 from syncheck.ir.calls import call_args, source_text
 from syncheck.ir.nodes import POINTER_WRAPPERS, Decl, Lowerer, Node, strip_wrappers
-from syncheck.ir.reuse import (CursorAt, DocumentStore, KeptFunction, ReuseMismatch, ReusePlan,
+from syncheck.ir.reuse import (CursorAt, DocumentStore, KeptFunction, KeptSignature, ReuseMismatch, ReusePlan,
                                has_directive_mark, signature_is_plain)
 from syncheck.safe_io import MAX_FILE_BYTES, UnsafeFileError, read_regular_file
 
@@ -520,8 +520,9 @@ class ProgramBuilder:
         """``bindings``: for a template body standing in for a specialization (see
         template_stand_in), the values of its integral template parameters by cursor hash."""
         body_cursor = None
-        params: list[Param] = []
-        on_host = _function_kind(cursor) in ("host", "host_device")
+        param_cursors: list[ci.Cursor] = []
+        kind = _function_kind(cursor)
+        on_host = kind in ("host", "host_device")
         member_refs = []
         pending_member = None
         template_params: list[str] = []
@@ -531,11 +532,7 @@ class ProgramBuilder:
             elif c.kind in _TEMPLATE_PARAMETER_KINDS:
                 template_params.append(c.get_usr() or c.spelling)
             elif c.kind == K.PARM_DECL:
-                params.append(Param(c.spelling, c.get_usr() or c.spelling, c.type.spelling))
-                if on_host:
-                    default = next((d for d in c.get_children() if d.kind.is_expression()), None)
-                    if default is not None:
-                        params[-1].default = self.lowerer.lower(default)
+                param_cursors.append(c)
             elif c.kind == K.MEMBER_REF and cursor.kind == K.CONSTRUCTOR:
                 pending_member = c
             elif pending_member is not None and c.kind.is_expression():
@@ -543,20 +540,39 @@ class ProgramBuilder:
                 pending_member = None
         if body_cursor is None:
             return None
-        decl = self.lowerer.decl_of(cursor)
         loc = cursor.location
         in_main = os.path.abspath(loc.file.name) == self.main
+        record = kept = None
+        if (self.reuse is not None and in_main and not instance and not in_template
+                and not member_refs and outer_end is not None):
+            record, kept = self._keep(cursor, self.lowerer.function_key(cursor), body_cursor, outer_end)
+        signature = kept.signature if kept is not None else None
+        if signature is not None:
+            # a kept body's function: its declaration and parameters are the previous build's
+            decl = signature.decl
+            self.lowerer.remember_decl(cursor, decl)
+            params = [Param(name, key, type_) for name, key, type_ in signature.params]
+            line, col, end_line = signature.line, signature.col, signature.end_line
+        else:
+            decl = self.lowerer.decl_of(cursor)
+            params = [self._param(c, on_host) for c in param_cursors]
+            line, col, end_line = loc.line, loc.column, cursor.extent.end.line
+            if not any(p.default is not None for p in params):
+                signature = KeptSignature(decl, tuple((p.name, p.key, p.type) for p in params),
+                                          line, col, end_line)
+        if record is not None:
+            record.signature = signature
         name = cursor.spelling
         if instance:
             name += clang_api.template_arguments(specialization or cursor)
         fn = Function(
             key=instance or decl.key, name=name, qualified=decl.qualified,
-            kind=_function_kind(cursor), file=loc.file.name, line=loc.line, col=loc.column,
-            end_line=cursor.extent.end.line, params=params, body_node=None,
+            kind=kind, file=loc.file.name, line=line, col=col,
+            end_line=end_line, params=params, body_node=None,
             is_template=cursor.kind == K.FUNCTION_TEMPLATE and not instance, template_params=template_params,
             in_main_file=in_main,
             instance_of=decl.key if instance else None,
-            reported=in_main or (bool(instance) and _function_kind(cursor) == "kernel"
+            reported=in_main or (bool(instance) and kind == "kernel"
                                  and not _vendored(loc.file.name)),
         )
         if in_main:
@@ -578,10 +594,6 @@ class ProgramBuilder:
             target = self.lowerer.decl_of(member.referenced)
             if target is not None:
                 fn.member_inits[target.key] = self.lowerer.lower(init)
-        record = kept = None
-        if (self.reuse is not None and in_main and not instance and not in_template
-                and not member_refs and outer_end is not None):
-            record, kept = self._keep(cursor, decl.key, body_cursor, outer_end)
         fn._constexpr_probe = lambda: _declared_constexpr(self.parsed.tu, cursor)
         if fn.kind == "host":  # lowered on demand; its lambdas run on the host too
             fn._lower = lambda: self._lower_body(body_cursor, record, kept)
@@ -597,6 +609,14 @@ class ProgramBuilder:
         if fn.kind == "kernel":
             self._launch_bounds(fn, cursor, body_cursor, instance)
         return fn
+
+    def _param(self, cursor: ci.Cursor, on_host: bool) -> Param:
+        param = Param(cursor.spelling, cursor.get_usr() or cursor.spelling, cursor.type.spelling)
+        if on_host:
+            default = next((d for d in cursor.get_children() if d.kind.is_expression()), None)
+            if default is not None:
+                param.default = self.lowerer.lower(default)
+        return param
 
     def _launch_bounds(self, fn: Function, cursor: ci.Cursor, body_cursor: ci.Cursor, instance: str) -> None:
         """fn.launch_bounds (a number) or fn.launch_bound_expr (over template parameters)."""

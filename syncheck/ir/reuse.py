@@ -41,6 +41,18 @@ class ReuseMismatch(Exception):
 
 
 @dataclass
+class KeptSignature:
+    """What a function definition's signature gave the previous build: its declaration, its
+    parameters as (name, key, type), and where it is (first line, column, last line)."""
+
+    decl: Decl
+    params: tuple[tuple[str, str, str], ...]
+    line: int
+    col: int
+    end_line: int
+
+
+@dataclass
 class KeptFunction:
     """What the previous build knew of one of the file's function definitions."""
 
@@ -53,6 +65,8 @@ class KeptFunction:
     lambdas: list[Node] = field(default_factory=list)
     # Instantiations the body refers to, in order: (USR, line, column of the reference).
     instance_refs: list[tuple[str, int, int]] = field(default_factory=list)
+    # Its signature, when none of its parameters has a default argument (those are lowered).
+    signature: KeptSignature | None = None
 
 
 # The key of a function definition in one text: its USR and its extent's byte offsets.
@@ -218,6 +232,11 @@ class Shift:
                 node.spelling = self.text(node.spelling)
         kept.instance_refs = [(self.key(usr), self.line(line), column)
                               for usr, line, column in kept.instance_refs]
+        sig = kept.signature
+        if sig is not None:  # columns stay: what moves a line moves by whole lines
+            kept.signature = KeptSignature(
+                self.decl(sig.decl), tuple((name, self.key(key), self.text(type_)) for name, key, type_ in sig.params),
+                self.line(sig.line), sig.col, self.line(sig.end_line))
         return kept
 
 
