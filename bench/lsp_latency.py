@@ -15,6 +15,8 @@ these figures:
 - first diagnostics: didOpen -> the first publishDiagnostics;
 - body edit: didChange (one line inside a kernel's body changed, same length) -> its
   publishDiagnostics (median of N);
+- line edit: a line added to that body (a statement typed on a new line), then removed
+  again, in turn: the lines below move (median of N);
 - top-level edit: one line outside any function changed (a macro's value, half way down the
   file: the functions below it can mean something else) (median of N);
 - burst: 40 didChange messages sent 20 ms apart, each a longer number in one body -> the
@@ -59,7 +61,7 @@ class _Server:
         self.version = 1
         self.published: asyncio.Queue = asyncio.Queue()
         self.out: dict[str, float] = {}
-        self.samples: dict[str, list[tuple[float, float]]] = {"edit": [], "top": []}
+        self.samples: dict[str, list[tuple[float, float]]] = {"edit": [], "lines": [], "top": []}
 
     async def start(self) -> None:
         self.client = client = LanguageClient("syncheck-bench", "1")
@@ -101,11 +103,25 @@ class _Server:
             text_document=types.VersionedTextDocumentIdentifier(uri=self.uri, version=self.version),
             content_changes=[types.TextDocumentContentChangeWholeDocument(text="\n".join(edited))]))
 
+    def _change_lines(self, n: int) -> None:
+        """A statement added on a new line after the body line (odd n), or the text as it was."""
+        self.version += 1
+        edited = list(self.lines)
+        if n % 2:
+            edited.insert(self.body_line + 1, edited[self.body_line].replace("float acc = 0.0f;", "acc += 1.0f;"))
+        self.client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=self.uri, version=self.version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text="\n".join(edited))]))
+
     async def edit(self, name: str, n: int) -> None:
-        """One edit (the body line, or the top-level line), timed to its diagnostics."""
+        """One edit (the body line, a line added or removed, or the top-level line), timed to
+        its diagnostics."""
         line, old = (self.body_line, "0.0f") if name == "edit" else (self.top_line, " 10")
         start = time.perf_counter()
-        self._change(n, line, old)
+        if name == "lines":
+            self._change_lines(n)
+        else:
+            self._change(n, line, old)
         at, _ = await self._until(self.version)
         self.samples[name].append((at - start, os.getloadavg()[0]))
 
@@ -139,8 +155,9 @@ async def _measure_all(text: str, servers: list[tuple[str, list[Path], list[str]
         await running[label].start()
     for server in running.values():
         await server.open()
-    for name in ("edit", "top"):
-        for n in range(edits):
+    for name in ("edit", "lines", "top"):
+        # lines: an even count, so that the last one removes the line again
+        for n in range(edits + edits % 2 if name == "lines" else edits):
             for server in running.values():
                 await server.edit(name, n + 1)
     for server in running.values():
@@ -227,8 +244,8 @@ def main() -> int:
     args = p.parse_args()
     text = benchmark_text(args.lines)
     print(f"file: {len(text.splitlines())} lines (bench/generate.py, seed 13)")
-    print(f"{'server':<40} {'first diagnostics':>19} {'body edit':>17} {'top-level edit':>17} "
-          f"{'after 40 edits':>17}   (ms, [1-min load average])")
+    print(f"{'server':<40} {'first diagnostics':>19} {'body edit':>17} {'line edit':>17} "
+          f"{'top-level edit':>17} {'after 40 edits':>17}   (ms, [1-min load average])")
     results = {}
     servers = [("fresh parse (--no-reuse)", [], ["--no-reuse"]),
                ("every body lowered (--no-incremental)", [], ["--no-incremental"]),
@@ -239,15 +256,16 @@ def main() -> int:
         results = asyncio.run(_measure_all(text, servers, args.edits, Path(tmp)))
     for label, _, _ in servers:
         r = results[label]
-        cells = [f"{r[k] * 1000:>8.0f} [{r[k + '_load']:.2f}]" for k in ("first", "edit", "top", "burst")]
-        print(f"{label:<40} {cells[0]:>19} {cells[1]:>17} {cells[2]:>17} {cells[3]:>17}   "
+        cells = [f"{r[k] * 1000:>8.0f} [{r[k + '_load']:.2f}]" for k in ("first", "edit", "lines", "top", "burst")]
+        print(f"{label:<40} {cells[0]:>19} {cells[1]:>17} {cells[2]:>17} {cells[3]:>17} {cells[4]:>17}   "
               f"({r['findings']} diagnostics)")
     shipped = results["incremental (as shipped)"]
     for label, _, _ in servers[:-1]:
         other = results[label]
         print(f"as shipped / {label}: " + ", ".join(
             f"{name} {shipped[k] / other[k]:.2f}" for name, k in
-            (("first", "first"), ("body edit", "edit"), ("top-level edit", "top"), ("burst", "burst"))))
+            (("first", "first"), ("body edit", "edit"), ("line edit", "lines"), ("top-level edit", "top"),
+             ("burst", "burst"))))
     if args.phases:
         _phases(text, args.edits)
     return 0

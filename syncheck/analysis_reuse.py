@@ -35,8 +35,15 @@ What a part's results depend on, and so its key:
   command line, and the project's launch shapes and host values (the engine's second pass).
 
 So an edit inside the body of one kernel, or of a device helper, changes the key of that
-function's part only; an edit anywhere else (host code, a macro, a declaration) or one that adds
-or removes a line inside a body changes outside_key, and every part is analyzed again.
+function's part only; an edit anywhere else (host code, a macro, a declaration) changes
+outside_key, and every part is analyzed again.
+
+An edit that adds or removes lines inside one isolated body (ir/reuse.Shift: the lines after
+it move, nothing else changes) leaves outside_key the same but for that body's newlines: the
+previous results are then moved (LineMove): each part's key as the moved text gives it (the
+lines of its nodes, declarations and places after the change moved), and its findings, notes,
+fixes and places with it. A result whose text holds a number that may be a moved line (a
+message naming "line 40", a fix's text) is not moved: that part is analyzed again.
 
 Not identical in one respect: the solver's answers under its resource budget may depend on the
 queries its context saw before (analyses/symbolic.fresh_solver_context); a part taken from
@@ -53,7 +60,7 @@ from __future__ import annotations
 import copy
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.checks.base import CheckContext
@@ -143,6 +150,13 @@ class BodyKey:
         # updated in place when an edit moves them)
         self.referring = [n for n in nodes if n.decl is not None]
 
+    @classmethod
+    def of_data(cls, data: tuple) -> "BodyKey":
+        """A key from its data (a moved copy of another key: nothing refers through it)."""
+        key = cls.__new__(cls)
+        key.data, key._hash, key.referring = data, hash(data), []
+        return key
+
     def __hash__(self) -> int:
         return self._hash
 
@@ -209,8 +223,10 @@ def _references(keys: dict, fn: Function) -> list[Decl]:
     return [n.decl for root in roots for n in keys[id(root)][2].referring]
 
 
-def outside_key(program: Program, store: DocumentStore, settings_key: tuple) -> tuple:
-    """What every part's results depend on besides its own functions (see the module)."""
+def outside_key(program: Program, store: DocumentStore, settings_key: tuple,
+                keep_lines: bool = True) -> tuple:
+    """What every part's results depend on besides its own functions (see the module); with
+    ``keep_lines`` false, the isolated bodies are dropped whole (their newlines too)."""
     source = store.source
     spans = []
     for (usr, _start, _end), kept in store.functions.items():
@@ -223,7 +239,8 @@ def outside_key(program: Program, store: DocumentStore, settings_key: tuple) -> 
         if start < at:  # nested (a method's body inside a class inside a body): the outer one
             continue
         pieces.append(source[at:start])
-        pieces.append(b"\n" * source.count(b"\n", start, end))
+        if keep_lines:
+            pieces.append(b"\n" * source.count(b"\n", start, end))
         at = end
     pieces.append(source[at:])
     return (settings_key, tuple(sorted(program.instantiated)), b"\x00".join(pieces))
@@ -236,7 +253,16 @@ def run_by_parts(program: Program, path: str, checks: list[tuple[int, type]],
     the uniformity service of a program (the settings' block shape and project launches)."""
     store = program.kept
     outside = outside_key(program, store, settings_key)
-    previous = store.part_results if store.outside_key == outside else {}
+    flat = outside_key(program, store, settings_key, keep_lines=False)
+    if store.outside_key == outside:
+        previous = store.part_results
+    elif (store.last_move is not None and store.parts_build == store.builds - 1
+          and store.outside_flat == flat):
+        # lines were added or removed inside one isolated body: everything else is as it was,
+        # the lines after the change moved
+        previous = moved_results(store.part_results, LineMove(store.last_move, program.path))
+    else:
+        previous = {}
     results: dict[tuple, PartResult] = {}
     body_keys: dict = {}
     analyzed = reused = 0
@@ -266,11 +292,98 @@ def run_by_parts(program: Program, path: str, checks: list[tuple[int, type]],
         grid_syncs.update(result.grid_syncs)
         answers.update(result.shape_answers)
     store.outside_key, store.part_results, store.body_keys = outside, results, body_keys
+    store.outside_flat, store.parts_build = flat, store.builds
     store.last_parts = (analyzed, reused)
     merged.sort(key=lambda t: (t[0], t[1]))  # rule by rule, as the whole file's run gives them
     findings = [copy.deepcopy(f) for _, _, f in merged]  # the kept ones stay as they were found
     return FileChecks(findings, notes, grid_syncs, sorted(answers, key=_answer_order),
                       analyzed, reused)
+
+
+class LineMove:
+    """The places of the previous text in the new one, after an edit inside one body added or
+    removed lines (ir/reuse.Shift): lines after the change move, in the main file only."""
+
+    _NUMBER = re.compile(r"(?<![\w.])\d+(?![\w.])")
+
+    def __init__(self, shift, path: str):
+        self.shift = shift
+        self.main = os.path.abspath(path)
+        self._lambda = f"lambda:{shift.path}:"
+
+    def in_main(self, path: str) -> bool:
+        return path == self.shift.path or os.path.abspath(path) == self.main
+
+    def line(self, path: str, line: int) -> int:
+        return self.shift.line(line) if self.in_main(path) else line
+
+    def body_key(self, key: BodyKey) -> BodyKey:
+        """The key the same body has where the move put it (its nodes are the main file's)."""
+        shift, text = self.shift, self.shift.text
+        data = tuple((kind, text(spelling), text(type_), shift.line(line), col, shift.line(end_line),
+                      end_col, start, end, op, value, role, self.decl(decl), children)
+                     for (kind, spelling, type_, line, col, end_line, end_col, start, end, op, value,
+                          role, decl, children) in key.data)
+        return BodyKey.of_data(data)
+
+    def decl(self, decl: tuple | None) -> tuple | None:
+        if decl is None:
+            return None
+        kind, name, usr, storage, type_, qualified, in_model, line, file, value, is_const, instance = decl
+        text = self.shift.text
+        return (kind, text(name), usr, storage, text(type_), text(qualified), in_model,
+                self.line(file, line) if file == self.shift.path else line, file, value, is_const,
+                instance)
+
+    def function_key(self, key: tuple) -> tuple:
+        (fn_key, name, qualified, kind, file, line, col, end_line, params, is_template, is_lambda,
+         launch_bounds, block_dim, has_errors, in_main_file, reported, instance_of, text,
+         member_inits, body) = key
+        if is_lambda and fn_key.startswith(self._lambda):  # its key names its line
+            fn_key = self._lambda + str(self.shift.line(int(fn_key[len(self._lambda):])))
+        move = self.shift.text
+        return (fn_key, move(name), move(qualified), kind, file, self.line(file, line), col,
+                self.line(file, end_line), tuple((n, usr, move(t)) for n, usr, t in params),
+                is_template, is_lambda, launch_bounds, block_dim, has_errors, in_main_file,
+                reported, instance_of, text,
+                tuple((usr, self.body_key(k)) for usr, k in member_inits),
+                self.body_key(body) if body is not None else None)
+
+    def result(self, result: PartResult) -> PartResult | None:
+        """The part's results where the move put them; None when a message or a fix's text
+        holds a number that may be a line the move changed (it would have to be written anew)."""
+        texts = [m for _, m in result.notes]
+        for _, f in result.findings:
+            texts.append(f.message)
+            texts.extend(n.message for n in f.notes)
+            if f.fix is not None:
+                texts.extend(e.replacement for e in f.fix.edits)
+        if any(int(n) > self.shift.line_after for text in texts for n in self._NUMBER.findall(text)):
+            return None
+        findings = []
+        for index, f in result.findings:
+            moved = replace(f, line=self.line(f.path, f.line), end_line=self.line(f.path, f.end_line),
+                            notes=[replace(n, line=self.line(n.path, n.line)) for n in f.notes])
+            if f.fix is not None:
+                moved.fix = replace(f.fix, edits=[replace(e, line=self.line(e.path, e.line),
+                                                          end_line=self.line(e.path, e.end_line))
+                                                  for e in f.fix.edits])
+            findings.append((index, moved))
+        grid_syncs = {k: (replace(loc, line=self.line(loc.path, loc.line), end_line=self.line(loc.path, loc.end_line))
+                          if loc is not None else None, what)
+                      for k, (loc, what) in result.grid_syncs.items()}
+        return PartResult(findings, [(self.shift.line(line), m) for line, m in result.notes],
+                          set(result.fields_asked), list(result.shape_answers), grid_syncs)
+
+
+def moved_results(results: dict[tuple, PartResult], move: LineMove) -> dict[tuple, PartResult]:
+    """The previous analysis's part results keyed and placed as the moved text has them."""
+    out = {}
+    for key, result in results.items():
+        moved = move.result(result)
+        if moved is not None:
+            out[tuple(move.function_key(k) for k in key)] = moved
+    return out
 
 
 def _answer_order(answer: tuple) -> tuple:

@@ -173,3 +173,62 @@ def test_other_settings_analyze_every_part_again(tmp_path, change):
     finally:
         forget_reused()
         reuse.forget_stores()
+
+
+# Four parts; the last has a finding (its text names lines), the others none.
+MOVED_BASE = """__global__ void edited_kernel(float* a) {
+    a[threadIdx.x] = 1.0f;
+}
+
+__device__ float twice(float v) { return 2.0f * v; }
+
+__global__ void clean_caller(float* a) {
+    a[threadIdx.x] = twice(a[threadIdx.x]);
+}
+
+__global__ void clean_reversal(float* a) {
+    __shared__ float s[128];
+    s[threadIdx.x] = a[threadIdx.x];
+    __syncthreads();
+    a[threadIdx.x] = s[127 - threadIdx.x];
+}
+
+__global__ void divergent_after(float* a, int n) {
+    if (threadIdx.x < n) {
+        __syncthreads();
+    }
+}
+
+void launch_moved(float* a, int n) {
+    edited_kernel<<<1, 128>>>(a);
+    clean_caller<<<1, 128>>>(a);
+    clean_reversal<<<1, 128>>>(a);
+    divergent_after<<<1, 128>>>(a, n);
+}
+"""
+
+
+def test_lines_added_inside_a_body_move_the_results_after_it(tmp_path):
+    """A line added to (or removed from) one kernel's body: the parts after it moved in lines;
+    those whose results name no line are moved with them instead of analyzed again, and the
+    results are a fresh analysis's."""
+    path = tmp_path / "moved.cu"
+    path.write_text(MOVED_BASE)
+    added = MOVED_BASE.replace("    a[threadIdx.x] = 1.0f;\n", "    a[threadIdx.x] = 1.0f;\n    a[0] = 2.0f;\n")
+    middle = added.replace("    __syncthreads();\n    a[threadIdx.x] = s[127",
+                           "    __syncthreads();\n\n    a[threadIdx.x] = s[127")
+    steps = [(added, (2, 2), 21), (MOVED_BASE, (2, 2), 20), (added, (2, 2), 21),
+             (middle, (2, 2), 22), (added, (2, 2), 21)]
+    try:
+        analyze_file(str(path), _settings(True), MOVED_BASE.encode())
+        (store,) = reuse._STORES.values()
+        assert store.last_parts == (4, 0)
+        for step, (text, parts, barrier_line) in enumerate(steps):
+            result = analyze_file(str(path), _settings(True), text.encode())
+            fresh = analyze_file(str(path), _settings(False), text.encode())
+            assert _observed(result) == _observed(fresh) and result.facts == fresh.facts, step
+            assert store.last_parts == parts, step
+            assert [(f.code, f.line) for f in result.findings] == [("SYN101", barrier_line)], step
+    finally:
+        forget_reused()
+        reuse.forget_stores()

@@ -85,6 +85,15 @@ def has_directive_mark(text: bytes) -> bool:
     return any(m in text for m in _DIRECTIVE_MARKS)
 
 
+def _alone_on_its_last_line(text: bytes, change_end: int, body_end: int) -> bool:
+    """Is what follows the change on its last line the changed body's own (a line break
+    before the body ends, or nothing but blanks after its closing brace)?"""
+    if b"\n" in text[change_end:body_end]:
+        return True
+    line_end = text.find(b"\n", body_end)
+    return not text[body_end:line_end if line_end >= 0 else len(text)].strip()
+
+
 class ReusePlan:
     """For one build: which kept bodies the new text lets it use, and what it records."""
 
@@ -126,7 +135,7 @@ class ReusePlan:
         # Bodies after the change move in bytes, in lines, or both (a same-length edit that
         # turns a space into a line break moves them in lines only).
         moves = bool(delta or lines)
-        if moves and (not self._shiftable(path) or b"\n" not in a[span_end:store.functions[beside].body_end]):
+        if moves and (not self._shiftable(path) or not _alone_on_its_last_line(a, span_end, store.functions[beside].body_end)):
             return
         shift = Shift(path, span_end, a.count(b"\n", 0, span_end) + 1, delta, lines)
         self._shift = shift if moves else None
@@ -170,6 +179,10 @@ class ReusePlan:
         self.store.outline = self.outline
         self.store.lowerer = lowerer
         self.store.last_reused, self.store.last_lowered = self.reused, self.lowered
+        self.store.builds += 1
+        # how this build's text moved the lines of the previous one (analysis_reuse.py moves
+        # the previous analysis's results with it)
+        self.store.last_move = self._shift if self._shift is not None and self._shift.lines else None
 
 
 class Shift:
@@ -259,6 +272,10 @@ class DocumentStore:
     part_results: dict = field(default_factory=dict)
     body_keys: dict = field(default_factory=dict)
     last_parts: tuple[int, int] = (0, 0)  # parts the last analysis analyzed, and took as they were
+    builds: int = 0                 # builds finished with this store
+    last_move: "Shift | None" = None  # the last build's line move from the text before it
+    parts_build: int = -1           # the build part_results were found on
+    outside_flat: object = None     # outside_key with the isolated bodies' newlines dropped
 
     @property
     def next_node_id(self) -> int:
@@ -273,6 +290,9 @@ class DocumentStore:
         self.lowerer = None
         self.last_reused = self.last_lowered = 0
         self.outside_key = None
+        self.last_move = None
+        self.parts_build = -1
+        self.outside_flat = None
         self.part_results = {}
         self.body_keys = {}
         self.last_parts = (0, 0)
