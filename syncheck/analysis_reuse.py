@@ -151,10 +151,10 @@ class BodyKey:
         self.referring = [n for n in nodes if n.decl is not None]
 
     @classmethod
-    def of_data(cls, data: tuple) -> "BodyKey":
-        """A key from its data (a moved copy of another key: nothing refers through it)."""
+    def of_data(cls, data: tuple, referring: list) -> "BodyKey":
+        """A key from its data and its referring nodes (a moved copy of another key)."""
         key = cls.__new__(cls)
-        key.data, key._hash, key.referring = data, hash(data), []
+        key.data, key._hash, key.referring = data, hash(data), referring
         return key
 
     def __hash__(self) -> int:
@@ -260,9 +260,14 @@ def run_by_parts(program: Program, path: str, checks: list[tuple[int, type]],
           and store.outside_flat == flat):
         # lines were added or removed inside one isolated body: everything else is as it was,
         # the lines after the change moved
-        previous = moved_results(store.part_results, LineMove(store.last_move, program.path))
+        move = LineMove(store.last_move, program.path)
+        previous = moved_results(store.part_results, move)
+        # a kept body the build moved holds the same nodes, moved: its key is the moved key
+        for node, (start, _line, _end_line), key in store.moved_body_keys.values():
+            store.body_keys[id(node)] = (node, (start, node.line, node.end_line), move.body_key(key))
     else:
         previous = {}
+    store.moved_body_keys = {}
     results: dict[tuple, PartResult] = {}
     body_keys: dict = {}
     analyzed = reused = 0
@@ -310,6 +315,7 @@ class LineMove:
         self.shift = shift
         self.main = os.path.abspath(path)
         self._lambda = f"lambda:{shift.path}:"
+        self._keys: dict[int, tuple[BodyKey, BodyKey]] = {}  # id -> (a key, the moved key)
 
     def in_main(self, path: str) -> bool:
         return path == self.shift.path or os.path.abspath(path) == self.main
@@ -319,12 +325,17 @@ class LineMove:
 
     def body_key(self, key: BodyKey) -> BodyKey:
         """The key the same body has where the move put it (its nodes are the main file's)."""
+        moved = self._keys.get(id(key))
+        if moved is not None and moved[0] is key:
+            return moved[1]
         shift, text = self.shift, self.shift.text
         data = tuple((kind, text(spelling), text(type_), shift.line(line), col, shift.line(end_line),
                       end_col, start, end, op, value, role, self.decl(decl), children)
                      for (kind, spelling, type_, line, col, end_line, end_col, start, end, op, value,
                           role, decl, children) in key.data)
-        return BodyKey.of_data(data)
+        moved = BodyKey.of_data(data, key.referring)
+        self._keys[id(key)] = (key, moved)
+        return moved
 
     def decl(self, decl: tuple | None) -> tuple | None:
         if decl is None:

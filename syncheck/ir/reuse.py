@@ -165,8 +165,10 @@ class ReusePlan:
         if kept is None or not kept.cacheable or kept.body is None:
             return None
         if self._shift is not None and kept.outer_end > self._prefix:
-            if self._shift.lines:  # its nodes move in lines: its key changes
-                self.store.body_keys.pop(id(kept.body), None)
+            if self._shift.lines:  # its nodes move in lines: its key moves with them
+                moved = self.store.body_keys.pop(id(kept.body), None)
+                if moved is not None:
+                    self.store.moved_body_keys[id(kept.body)] = moved
             return self._shift.applied(kept)
         return kept
 
@@ -180,6 +182,8 @@ class ReusePlan:
         self.store.lowerer = lowerer
         self.store.last_reused, self.store.last_lowered = self.reused, self.lowered
         self.store.builds += 1
+        if self._shift is None or not self._shift.lines:
+            self.store.moved_body_keys = {}
         # how this build's text moved the lines of the previous one (analysis_reuse.py moves
         # the previous analysis's results with it)
         self.store.last_move = self._shift if self._shift is not None and self._shift.lines else None
@@ -271,6 +275,7 @@ class DocumentStore:
     outside_key: object = None
     part_results: dict = field(default_factory=dict)
     body_keys: dict = field(default_factory=dict)
+    moved_body_keys: dict = field(default_factory=dict)  # those of kept bodies the last build moved
     last_parts: tuple[int, int] = (0, 0)  # parts the last analysis analyzed, and took as they were
     builds: int = 0                 # builds finished with this store
     last_move: "Shift | None" = None  # the last build's line move from the text before it
@@ -295,6 +300,7 @@ class DocumentStore:
         self.outside_flat = None
         self.part_results = {}
         self.body_keys = {}
+        self.moved_body_keys = {}
         self.last_parts = (0, 0)
 
 
