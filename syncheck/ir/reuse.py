@@ -201,6 +201,7 @@ class Shift:
         self.path = path
         base = re.escape(os.path.basename(path))
         self._usr_offset = re.compile(r"(?<=c:)" + base + r"@(\d+)")
+        self._usr_mark = "c:" + os.path.basename(path) + "@"
         self._place = re.compile(re.escape(path) + r":(\d+):(\d+)")
         self._decls: dict[int, Decl] = {}
 
@@ -211,7 +212,7 @@ class Shift:
         return line + self.lines if line > self.line_after else line
 
     def key(self, usr: str) -> str:
-        if "@" not in usr:
+        if not self.delta or self._usr_mark not in usr:  # no offset of this file in it moves
             return usr
         return self._usr_offset.sub(lambda m: m.group(0)[:-len(m.group(1))] + str(self.offset(int(m.group(1)))), usr)
 
@@ -223,12 +224,15 @@ class Shift:
     def decl(self, decl: Decl) -> Decl:
         moved = self._decls.get(id(decl))
         if moved is None:
-            moved = replace(decl, key=self.key(decl.key), instance=self.key(decl.instance),
-                            type=self.text(decl.type), name=self.text(decl.name),
-                            qualified=self.text(decl.qualified),
-                            line=self.line(decl.line) if decl.file == self.path else decl.line)
-            if moved == decl:
+            fields = (self.key(decl.key), self.key(decl.instance), self.text(decl.type),
+                      self.text(decl.name), self.text(decl.qualified),
+                      self.line(decl.line) if decl.file == self.path else decl.line)
+            if fields == (decl.key, decl.instance, decl.type, decl.name, decl.qualified, decl.line):
                 moved = decl
+            else:
+                key, instance, type_, name, qualified, line = fields
+                moved = replace(decl, key=key, instance=instance, type=type_, name=name,
+                                qualified=qualified, line=line)
             self._decls[id(decl)] = moved
         return moved
 
