@@ -698,6 +698,13 @@ class KernelAccesses:
                 target = self._pointer_target(inner.children[0], scope)
                 if target is not None:
                     return target[0], target[1] + [(inner.children[1], scope, 1)]
+                return None
+            if "[" not in inner.type:
+                # &state of a shared struct or scalar (`state_s* s = &state_g;`): s->field is
+                # that struct's field
+                whole = self._shared_base(inner, scope)
+                if whole is not None:
+                    return whole[0], []
             return None
         if base.kind == "ARRAY_SUBSCRIPT_EXPR" and len(base.children) == 2 and "[" in base.type:
             # tile[row] of a multi-dimensional array: a pointer to that row
@@ -784,7 +791,13 @@ class KernelAccesses:
             return key, key.rsplit("@", 1)[-1] if "@" in key else d.name
         if d.key in scope.bindings:
             arg, arg_scope = scope.bindings[d.key]
-            return self._shared_base(arg, arg_scope)
+            found = self._shared_base(arg, arg_scope)
+            if found is None and "*" in d.type:
+                # a pointer parameter bound to an address into shared memory (`&state`)
+                target = self._pointer_target(arg, arg_scope)
+                if target is not None:
+                    return target[0], target[0].rsplit("@", 1)[-1] if "@" in target[0] else d.name
+            return found
         return None
 
     def _collect(self, item: Node, point, guards: list[Guard], scope: Scope, depth: int,
@@ -940,7 +953,8 @@ class KernelAccesses:
         if callee is None or callee.body is None or callee.is_lambda:
             return
         args = call_args(call)
-        passes_shared = any(self._shared_base(a, scope) is not None for a in args)
+        passes_shared = any(self._shared_base(a, scope) is not None or
+                            self._pointer_target(a, scope) is not None for a in args)
         if not passes_shared:
             return
         if self._contains_barrier(callee, warp=False, seen=set()):
