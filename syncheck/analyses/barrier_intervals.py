@@ -186,6 +186,33 @@ class BarrierIntervals:
                     out[b] = loop.header
         return out
 
+    def uniform_choices(self, start: Point, uniform: Callable[[int], bool]) -> dict[int, frozenset]:
+        """block -> the arms of block-uniform branches that every barrier-free path from
+        ``start`` to the block takes, as (branch block, successor position). Only branches
+        outside barrier-free cycles count: a thread decides them at most once before its next
+        barrier, the same way as every other thread, so two threads whose paths need
+        different arms of one of them are not between the same two barriers."""
+        once = {b: uniform(b) and not any(loop.barrier_free_cycle for loop in self.loops_containing(b))
+                for b in self.live if len(self.cfg.blocks[b].succs) > 1}
+        facts: dict[int, frozenset] = {start.block: frozenset()}
+        work = [start.block]
+        while work:
+            b = work.pop()
+            items = self.cfg.blocks[b].items
+            first = start.index + 1 if b == start.block else 0
+            if any((b, i) in self.barrier_items for i in range(first, len(items))):
+                continue
+            for n, succ in enumerate(self.cfg.blocks[b].succs):
+                if succ not in self.live or succ == start.block:
+                    continue
+                new = facts[b] | {(b, n)} if once.get(b) else facts[b]
+                old = facts.get(succ)
+                merged = new if old is None else old & new
+                if merged != old:
+                    facts[succ] = merged
+                    work.append(succ)
+        return facts
+
     def reach_from(self, block: int, index: int) -> set[tuple[int, int]]:
         """Items a thread can execute after item (block, index) before its next barrier."""
         if (block, index) in self.barrier_items:

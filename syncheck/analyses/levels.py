@@ -107,6 +107,9 @@ class Value:
     # Exactly the warp index threadIdx.x / 32 (warps numbered from 0 in the block): its
     # aligned groups of four are warpgroups, so warp / 4 is warpgroup-uniform.
     warp_linear: bool = False
+    # A pointer into __shared__ memory: what a thread stores through it is the block's, not
+    # the thread's own (after a barrier every thread reads the same cell).
+    block_shared: bool = False
 
     def thread_affine(self) -> tuple[tuple[int, int, int], Level] | None:
         if self.affine is not None:
@@ -136,6 +139,7 @@ class Value:
             block_axis=self.block_axis if self.block_axis == other.block_axis else None,
             lane_only=level > Level.BLOCK and self.lane_like and other.lane_like,
             warp_linear=self.warp_linear and other.warp_linear,
+            block_shared=self.block_shared and other.block_shared,
         )
 
     @property

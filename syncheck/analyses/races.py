@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from syncheck.analyses.barrier_intervals import BarrierIntervals
+from syncheck.analyses.barrier_intervals import BarrierIntervals, Point
 from syncheck.analyses.levels import Level
 from syncheck.analyses.shared_memory import _SIZES, Access, KernelAccesses, _pointee
 from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, Encoder,
@@ -104,6 +104,23 @@ class _Concurrency:
         self.divergent = [(b, len(ka.cfg.blocks[b].items) - 1)
                           for b, level in ka.cond_levels.items()
                           if level > limit and ka.cfg.blocks[b].items]
+        self._uniform = lambda b: ka.cond_levels.get(b, Level.UNIFORM) <= limit
+        self._choices: dict[tuple[int, int], dict[int, frozenset]] = {}
+
+    def _parted(self, d, x, y) -> bool:
+        """Can two threads that part at divergent branch ``d`` reach ``x`` and ``y`` before
+        their next barrier? Not when the two need different arms of a branch that the block
+        takes alike after ``d`` (a loop's test that one would pass and the other fail)."""
+        if not (x in self._from(d) and y in self._from(d)):
+            return False
+        choices = self._choices.get(d)
+        if choices is None:
+            choices = self._choices[d] = self.kernel.uniform_choices(Point(*d), self._uniform)
+        cx, cy = choices.get(x[0]), choices.get(y[0])
+        if cx is None or cy is None:
+            return True
+        arms = dict(cx)
+        return not any(branch in arms and arms[branch] != arm for branch, arm in cy)
 
     def _from(self, point):
         r = self._reach.get(point)
@@ -185,7 +202,7 @@ class _Concurrency:
                 return True
         if self._before(a, b) or self._before(b, a):
             return True
-        return any(a.point in self._from(d) and b.point in self._from(d) and
+        return any(self._parted(d, a.point, b.point) and
                    self._enters_free(a) and self._enters_free(b) for d in self.divergent)
 
 

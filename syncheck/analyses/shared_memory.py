@@ -17,7 +17,8 @@ from syncheck.analyses.constants import integer_constant
 from syncheck.analyses.preconditions import kernel_preconditions, known_parameters
 from syncheck.analyses.reaching_definitions import reaching_definitions
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
-from syncheck.ir.calls import call_args, callee_name, template_bindings
+from syncheck.analyses.levels import Level
+from syncheck.ir.calls import call_args, callee_name, member_object, parameter_types, template_bindings
 from syncheck.ir.cfg import CFG, Block
 from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers
 from syncheck.ir.program import Function, Program
@@ -453,6 +454,7 @@ class KernelAccesses:
         self.argument_facts = service.launch_shapes.argument_facts(kernel)
         self.unknown_barrier_calls = False
         self._known_parameters: dict[str, int] | None = None
+        self._collective_accesses: list[Access] = []
         root = self._scope(kernel, self.analysis, {})
         self.kernel_scope = root  # where the kernel's own names resolve (its launch bound)
         # `if (bad) __trap();` or `__builtin_assume(ok)` at the kernel's top level: every
@@ -475,6 +477,10 @@ class KernelAccesses:
             for i, item in enumerate(cfg.blocks[b].items):
                 self._collect(item, (b, i), self.preconditions + ctx.guards, ctx.scope, depth=0,
                               instance=None, local=None)
+        for access in self._collective_accesses:
+            if access.point[0] in live:
+                access.guards = self.preconditions + access.guards
+                self._add(access, None, None)
 
     # -- the kernel's CFG with synchronizing helpers expanded --
     def _runs_once(self, loop: Node) -> bool:
@@ -533,6 +539,33 @@ class KernelAccesses:
         while i < len(current.items):
             item = current.items[i]
             is_branch = current.branch is not None and i == len(current.items) - 1
+            storage = None if is_branch else self._collective_storage(item, ctx.scope)
+            if storage is not None and len(blocks) <= _MAX_EXPANDED_BLOCKS:
+                # A CUB block collective: its threads store partials into the TempStorage, meet
+                # at its barrier, and read the partials back after it; nothing orders those
+                # reads before the next use of the storage (CUB asks for a barrier there).
+                call, key, name = storage
+                before, after = _placeholder(call), _placeholder(call)
+                rest = Block(len(blocks), items=[after] + current.items[i + 1:], branch=current.branch,
+                             branch_stmt=current.branch_stmt, branch_kind=current.branch_kind)
+                blocks.append(rest)
+                self.contexts[rest.id] = _BlockContext(ctx.scope, ctx.guards, ctx.cond_level)
+                ctx.cond_level = None
+                for s in list(current.succs):
+                    _unlink(blocks, current.id, s)
+                    _link(blocks, rest.id, s)
+                current.items = current.items[:i] + [before, item]
+                current.branch = current.branch_stmt = None
+                current.branch_kind = ""
+                _link(blocks, current.id, rest.id)
+                for point, write in (((current.id, i), True), ((rest.id, 0), False)):
+                    self._collective_accesses.append(Access(
+                        array=key, name=name, node=call, indices=[], offsets=[], read=not write,
+                        write=write, point=point, guards=list(ctx.guards), scope=ctx.scope,
+                        value_level=int(Level.BLOCK) if write else 0,
+                        function=ctx.scope.analysis.function))
+                current, ctx, i = rest, self.contexts[rest.id], 1
+                continue
             calls = [] if is_branch else self._synchronizing_calls(item, ctx.scope)
             if not calls or len(blocks) > _MAX_EXPANDED_BLOCKS:
                 i += 1
@@ -557,6 +590,35 @@ class KernelAccesses:
                 tail = exit_
             _link(blocks, tail, rest.id)
             current, ctx, i = rest, self.contexts[rest.id], 0
+
+    def _collective_storage(self, item: Node, scope: Scope):
+        """(call, shared location, name) of a CUB block collective in the item whose object
+        was built on a shared TempStorage (`BlockReduce<T, N>(temp).Sum(x)`)."""
+        for n in item.walk():
+            if n.kind != "CALL_EXPR" or n.kind == "LAMBDA_EXPR":
+                continue
+            prim = P.classify(n)
+            if prim is None or prim.category != P.BLOCK_BARRIER or not prim.name.startswith("cub::"):
+                continue
+            obj = member_object(n)
+            if obj is None:
+                continue
+            stripped = _strip(obj)
+            if stripped.kind == "DECL_REF_EXPR" and stripped.decl is not None:
+                init = scope.single_defs.get(stripped.decl.key)
+                if init is None:
+                    continue
+                stripped = init
+            for arg in stripped.walk():
+                if arg.kind not in ("DECL_REF_EXPR", "MEMBER_REF_EXPR", "UNARY_OPERATOR"):
+                    continue
+                found = self._shared_base(arg, scope) if arg.kind != "UNARY_OPERATOR" else None
+                if found is None:
+                    target = self._pointer_target(arg, scope) if arg.kind != "MEMBER_REF_EXPR" else None
+                    found = (target[0], _display_name(target[0], arg)) if target is not None else None
+                if found is not None:
+                    return n, found[0], found[1]
+        return None
 
     def _synchronizing_calls(self, item: Node, scope: Scope):
         out = []
@@ -698,6 +760,13 @@ class KernelAccesses:
                 target = self._pointer_target(inner.children[0], scope)
                 if target is not None:
                     return target[0], target[1] + [(inner.children[1], scope, 1)]
+                return None
+            if "[" not in inner.type:
+                # &state of a shared struct or scalar (`state_s* s = &state_g;`): s->field is
+                # that struct's field
+                whole = self._shared_base(inner, scope)
+                if whole is not None:
+                    return whole[0], []
             return None
         if base.kind == "ARRAY_SUBSCRIPT_EXPR" and len(base.children) == 2 and "[" in base.type:
             # tile[row] of a multi-dimensional array: a pointer to that row
@@ -784,7 +853,13 @@ class KernelAccesses:
             return key, key.rsplit("@", 1)[-1] if "@" in key else d.name
         if d.key in scope.bindings:
             arg, arg_scope = scope.bindings[d.key]
-            return self._shared_base(arg, arg_scope)
+            found = self._shared_base(arg, arg_scope)
+            if found is None and "*" in d.type:
+                # a pointer parameter bound to an address into shared memory (`&state`)
+                target = self._pointer_target(arg, arg_scope)
+                if target is not None:
+                    return target[0], target[0].rsplit("@", 1)[-1] if "@" in target[0] else d.name
+            return found
         return None
 
     def _collect(self, item: Node, point, guards: list[Guard], scope: Scope, depth: int,
@@ -862,7 +937,10 @@ class KernelAccesses:
                 self._inline_call(node, point, gs, scope, depth, instance, local)
             if kind == "LAMBDA_EXPR":
                 continue
+            bound = _cub_storage_arguments(node) if kind in ("CALL_EXPR", "VAR_DECL") else ()
             for c in node.children:
+                if c.id in bound:
+                    continue  # a CUB collective keeps a reference to its TempStorage: no access
                 keep = mode in ("write", "update") and kind in POINTER_WRAPPERS
                 stack.append((c, mode if keep or mode == "read" else "read", gs, stored))
 
@@ -940,7 +1018,8 @@ class KernelAccesses:
         if callee is None or callee.body is None or callee.is_lambda:
             return
         args = call_args(call)
-        passes_shared = any(self._shared_base(a, scope) is not None for a in args)
+        passes_shared = any(self._shared_base(a, scope) is not None or
+                            self._pointer_target(a, scope) is not None for a in args)
         if not passes_shared:
             return
         if self._contains_barrier(callee, warp=False, seen=set()):
@@ -968,6 +1047,39 @@ class KernelAccesses:
             for i, item in enumerate(cfg.blocks[b].items):
                 self._collect(item, point, guards + sub_guards, sub_scope, depth + 1, instance,
                               local if nested else (b, i))
+
+
+_PLACEHOLDER_IDS = iter(range(-1, -(1 << 62), -1))
+
+
+def _cub_storage_arguments(node: Node) -> set[int]:
+    """Arguments a CUB class's constructor binds to a reference (`BlockReduce<T, N>(temp)`,
+    `BlockScan<T, N> scan(temp);`): node ids of those bound to `&` parameters."""
+    call = node
+    if node.kind == "VAR_DECL":
+        inits = [c for c in node.children if c.kind == "CALL_EXPR"]
+        if not inits:
+            return set()
+        call = inits[-1]
+    decl = call.decl
+    if decl is None or not decl.qualified.startswith("cub::"):
+        return set()
+    params = parameter_types(decl.type)
+    out = set()
+    for i, arg in enumerate(call_args(call)):
+        if i < len(params) and "&" in params[i]:
+            out.add(arg.id)
+            if call is not node:
+                out.add(call.id)  # the declaration's constructor call itself
+    return out
+
+
+def _placeholder(at: Node) -> Node:
+    """An empty statement standing where a collective's own shared accesses happen."""
+    node = Node(next(_PLACEHOLDER_IDS), "NULL_STMT")
+    node.line, node.col, node.start = at.line, at.col, at.start
+    node.end_line, node.end_col, node.end = at.end_line, at.end_col, at.end
+    return node
 
 
 def _named_barrier(node: Node) -> bool:

@@ -370,7 +370,11 @@ class _FunctionAnalyzer:
         self.cond_values: dict[int, Value] = {}
         self.ctrl_blocks: dict[int, frozenset[int]] = {}
         self.region_defs: dict[int, set[str]] = {}
-        self.block_defs = {b: _assigned_keys(self.cfg.blocks[b].items) for b in self.live}
+        self.region_stores: dict[int, set[str]] = {}
+        self.block_defs: dict[int, set[str]] = {}
+        self.block_stores: dict[int, set[str]] = {}
+        for b in self.live:
+            self.block_defs[b], self.block_stores[b] = _assigned_keys(self.cfg.blocks[b].items)
         # Loop headers of butterfly reductions: the accumulator is group-uniform at the exit.
         self.butterflies: dict[int, Butterfly] = {}
         for b in self.live:
@@ -427,7 +431,13 @@ class _FunctionAnalyzer:
                 for a in leaving:
                     cond_value = self.cond_values[a]
                     cond = self.cfg.blocks[a].branch
-                    for k in self.region_defs.get(a, ()):
+                    assigned = self.region_defs.get(a, set())
+                    # A store through a pointer changes the pointee, not the pointer; the
+                    # pointer stands for its pointee here, which differs between the threads
+                    # unless it is the block's shared memory (whose readers the race rules judge).
+                    stored = {k for k in self.region_stores.get(a, ()) if k not in assigned
+                              and not (pe.get(k) is not None and pe[k].block_shared)}
+                    for k in assigned | stored:
                         v = pe.get(k)
                         if v is not None and v.level < cond_value.level:
                             why = (cond_value.origin or Origin(())).through(
@@ -506,9 +516,11 @@ class _FunctionAnalyzer:
             result[b] = tuple(ctrls)
             self.ctrl_blocks[b] = frozenset(a for a in polarity if blocks[a].branch is not None)
         self.region_defs = {}
+        self.region_stores = {}
         for b, owners in self.ctrl_blocks.items():
             for a in owners:
                 self.region_defs.setdefault(a, set()).update(self.block_defs.get(b, ()))
+                self.region_stores.setdefault(a, set()).update(self.block_stores.get(b, ()))
         return result
 
     # -- transfer --
@@ -551,7 +563,47 @@ class _FunctionAnalyzer:
     def eval(self, node: Node) -> Value:
         method = getattr(self, "_e_" + node.kind, None)
         value = method(node) if method is not None else self._e_default(node)
+        if "*" in node.type and not value.block_shared and self._into_shared(node):
+            value = replace(value, block_shared=True)
         return self.record(node, value)
+
+    def _into_shared(self, node: Node) -> bool:
+        """Whether a pointer expression points into __shared__ memory."""
+        n = node
+        while (n.kind in _CASTS or n.kind == "PAREN_EXPR") and n.children:
+            n = n.children[-1]
+        kind = n.kind
+        if kind == "DECL_REF_EXPR":
+            decl = n.decl
+            if decl is None:
+                return False
+            if decl.storage == "shared":
+                return "[" in decl.type  # an array decays to a pointer into it
+            value = self.env.get(decl.key) if decl.storage in ("local", "param") else None
+            return value is not None and value.block_shared
+        if kind == "UNARY_OPERATOR" and n.op == "&" and n.children:
+            return self._lvalue_in_shared(n.children[0])
+        if kind == "BINARY_OPERATOR" and n.op in ("+", "-") and len(n.children) == 2:
+            return any("*" in c.type and self._into_shared(c) for c in n.children)
+        if kind == "CONDITIONAL_OPERATOR" and len(n.children) == 3:
+            return self._into_shared(n.children[1]) and self._into_shared(n.children[2])
+        return False
+
+    def _lvalue_in_shared(self, node: Node) -> bool:
+        n = node
+        while (n.kind in _CASTS or n.kind == "PAREN_EXPR") and n.children:
+            n = n.children[-1]
+        kind = n.kind
+        if kind == "DECL_REF_EXPR":
+            return n.decl is not None and n.decl.storage == "shared"
+        if kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR") and n.children:
+            base = n.children[0]
+            if _through_pointer(n):
+                return self._into_shared(base)
+            return self._lvalue_in_shared(base)
+        if kind == "UNARY_OPERATOR" and n.op == "*" and n.children:
+            return self._into_shared(n.children[0])
+        return False
 
     def _e_default(self, node: Node) -> Value:
         return join_all(self.eval(c) for c in node.children) if node.children else UNIFORM
@@ -1078,16 +1130,40 @@ class _FunctionAnalyzer:
         return join_all(arg_values)
 
 
-def _assigned_keys(items: list[Node]) -> set[str]:
-    """Local variables a block may assign (syntactically), for region-exit divergence."""
+def _is_pointer_type(spelling: str) -> bool:
+    t = spelling.strip()
+    for qualifier in ("const", "volatile", "__restrict__", "__restrict", "restrict"):
+        if t.endswith(qualifier):
+            t = t[:-len(qualifier)].rstrip()
+    return t.endswith("*")
+
+
+def _through_pointer(n: Node) -> bool:
+    """A subscript or member access whose base is a pointer (it reads or writes the pointee)."""
+    base = n.children[0]
+    if n.kind == "MEMBER_REF_EXPR" and "->" in n.spelling:
+        return True
+    return _is_pointer_type(base.type)
+
+
+def _assigned_keys(items: list[Node]) -> tuple[set[str], set[str]]:
+    """Local variables a block may assign (syntactically), for region-exit divergence, and
+    the local pointers it may store through."""
     keys: set[str] = set()
+    stores: set[str] = set()
 
     def base_local(n: Node) -> str | None:
+        through = False
         while n.kind in _CASTS or n.kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR"):
             if not n.children:
                 return None
+            if n.kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR") and _through_pointer(n):
+                through = True
             n = n.children[0]
         if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage in ("local", "param"):
+            if through:
+                stores.add(n.decl.key)
+                return None
             return n.decl.key
         return None
 
@@ -1113,4 +1189,4 @@ def _assigned_keys(items: list[Node]) -> set[str]:
                         key = base_local(a)
                         if key:
                             keys.add(key)
-    return keys
+    return keys, stores

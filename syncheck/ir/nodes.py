@@ -36,6 +36,13 @@ _INTEGRAL_TYPES = {ci.TypeKind.INT, ci.TypeKind.UINT, ci.TypeKind.LONG, ci.TypeK
                    ci.TypeKind.BOOL}
 
 
+def _scalar(t: ci.Type) -> bool:
+    """An arithmetic, enum or pointer type (not an aggregate a braced list would fill)."""
+    kind = t.get_canonical().kind
+    return kind in (ci.TypeKind.POINTER, ci.TypeKind.ENUM) or \
+        ci.TypeKind.BOOL.value <= kind.value <= ci.TypeKind.LONGDOUBLE.value
+
+
 @dataclass(frozen=True, slots=True)
 class Decl:
     """What a reference or call resolves to."""
@@ -367,6 +374,10 @@ class Lowerer:
         elif kind == K.ASM_STMT:
             node.spelling, node.type = asm_text(cursor)
         node.children = [self.lower(c) for c in children]
+        if kind == K.VAR_DECL and node.children and node.children[-1].kind == "INIT_LIST_EXPR" \
+                and len(node.children[-1].children) == 1 and _scalar(cursor.type):
+            # `auto const lane{threadIdx.x % 32}`: a braced scalar initializer is its one value
+            node.children[-1] = node.children[-1].children[0]
         if kind == K.CALL_EXPR and node.decl is None:
             node.decl = self._dependent_callee(cursor)
             if self.instance_refs is not None and node.decl is not None and node.decl.instance:
