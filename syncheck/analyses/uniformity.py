@@ -22,7 +22,7 @@ from syncheck.analyses.control_dependence import control_dependences
 from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level, join_all
 from syncheck.analyses.launch_shapes import LaunchShapes, ProjectLaunchShapes
 from syncheck.analyses.warp_idioms import Butterfly, butterfly
-from syncheck.ir.calls import call_args, group_kind, parameter_types
+from syncheck.ir.calls import call_args, group_kind, is_default_argument, parameter_types
 from syncheck.ir.cfg import CFG, build_cfg
 from syncheck.ir.nodes import Node
 from syncheck.ir.program import Function, Program
@@ -173,7 +173,8 @@ class UniformityService:
             param_values = tuple(
                 Value(Level.UNIFORM) for _ in fn.params)
         shape = shape or self.shape_of(fn)
-        key = (fn.key, tuple((v.level, v.lane_linear, v.aligned, v.group_size, v.lane_only)
+        # Constants count: a helper called with another mask (or width) has other sites.
+        key = (fn.key, tuple((v.level, v.const, v.lane_linear, v.aligned, v.group_size, v.lane_only)
                              for v in param_values),
                shape)
         if outer_env is None and key in self._cache:
@@ -956,6 +957,8 @@ class _FunctionAnalyzer:
             return Value(level, const=out.const if level == Level.UNIFORM else None,
                          origin=out.origin if level > Level.UNIFORM else None)
         callee = None if prim is not None else self.program.resolve_call(node.decl)
+        if callee is not None:
+            arg_values = self._with_default_arguments(args, arg_values, callee)
         obj = None
         if node.children and node.children[0].kind == "MEMBER_REF_EXPR":
             obj_node = node.children[0]
@@ -992,6 +995,22 @@ class _FunctionAnalyzer:
         self._taint_out_args(args, out, None)
         return Value(out.level, None, False, False, out.origin,
                      from_activemask=out.from_activemask)
+
+    def _with_default_arguments(self, args: list[Node], arg_values: list[Value],
+                                callee: Function) -> list[Value]:
+        """An argument the call leaves out has the callee's default value (a helper's
+        `unsigned mask = 0xffffffff`), not an unknown one. Default arguments cannot name the
+        callee's other parameters, so they evaluate the same here as in the callee."""
+        out = list(arg_values)
+        for i, arg in enumerate(args):
+            default = callee.params[i].default if i < len(callee.params) else None
+            if default is not None and is_default_argument(arg):
+                recording, self.recording = self.recording, False
+                try:
+                    out[i] = self.eval(default)
+                finally:
+                    self.recording = recording
+        return out
 
     def _e_ASM_STMT(self, node):
         for c in node.children:

@@ -43,7 +43,7 @@ class Param:
     name: str
     key: str
     type: str
-    default: Node | None = None  # the default argument, for host functions
+    default: Node | None = None  # the default argument (a call that omits it passes this)
 
 
 @dataclass
@@ -521,7 +521,6 @@ class ProgramBuilder:
         template_stand_in), the values of its integral template parameters by cursor hash."""
         body_cursor = None
         params: list[Param] = []
-        on_host = _function_kind(cursor) in ("host", "host_device")
         member_refs = []
         pending_member = None
         template_params: list[str] = []
@@ -532,10 +531,9 @@ class ProgramBuilder:
                 template_params.append(c.get_usr() or c.spelling)
             elif c.kind == K.PARM_DECL:
                 params.append(Param(c.spelling, c.get_usr() or c.spelling, c.type.spelling))
-                if on_host:
-                    default = next((d for d in c.get_children() if d.kind.is_expression()), None)
-                    if default is not None:
-                        params[-1].default = self.lowerer.lower(default)
+                default = next((d for d in c.get_children() if d.kind.is_expression()), None)
+                if default is not None:
+                    params[-1].default = self.lowerer.lower(default)
             elif c.kind == K.MEMBER_REF and cursor.kind == K.CONSTRUCTOR:
                 pending_member = c
             elif pending_member is not None and c.kind.is_expression():
