@@ -689,6 +689,11 @@ class _FunctionAnalyzer:
                 and base.decl.storage == "builtin":
             self.record(base, UNIFORM)
             return self._builtin(base.decl.name, node.spelling, node.line)
+        own = _own_field_key(node)
+        if own is not None:
+            # A field of the object a method runs on: what this method stored there, else
+            # (set elsewhere) assumed uniform as before.
+            return self.env.get(own, UNIFORM)
         return self._e_default(node)
 
     def _address(self, node: Node) -> tuple[Value, str | None, str]:
@@ -709,6 +714,9 @@ class _FunctionAnalyzer:
             base_addr, var, mem = self._address(node.children[0])
             idx = self.eval(node.children[1])
             return base_addr.join(idx), var, mem
+        own = _own_field_key(node) if kind == "MEMBER_REF_EXPR" else None
+        if own is not None:
+            return UNIFORM, own, "local"
         if kind == "MEMBER_REF_EXPR" and node.children:
             base = node.children[0]
             if base.type.endswith("*") or "->" in node.spelling:
@@ -744,6 +752,17 @@ class _FunctionAnalyzer:
                 value = self.env.get(t.decl.key, UNIFORM).join(value)
                 value = replace(value, const=None, lane_linear=False, aligned=False, per_thread=None)
             self._define(t.decl.key, t.decl.name, t.line, value, strong=True)
+            return
+        own = _own_field_key(t) if t.kind == "MEMBER_REF_EXPR" else None
+        if own is not None:
+            # A scalar field of the method's object: tracked like a local here; the caller's
+            # object changes with it (the object lives outside the call).
+            if compound:
+                value = self.env.get(own, UNIFORM).join(value)
+                value = replace(value, const=None, lane_linear=False, aligned=False, per_thread=None)
+            self._define(own, t.spelling or "field", t.line, value, strong=True)
+            level, _ = self.ctrl_level()
+            self.out_level = max(self.out_level, value.level, level)
             return
         addr, var, mem = self._address(t)
         if var is not None:
@@ -982,6 +1001,10 @@ class _FunctionAnalyzer:
             outer = dict(self.env) if callee.is_lambda else None
             sub = self.service.analyze(callee, params, outer_env=outer)
             self._taint_out_args(args, Value(sub.out_level), callee)
+            if obj is not None and sub.out_level > Level.UNIFORM and node.children[0].children \
+                    and not callee.is_lambda:
+                # A method that stores thread-dependent values in its object's fields.
+                self._assign(node.children[0].children[0], Value(sub.out_level), compound=True)
             ret = sub.ret
             if ret.level > Level.UNIFORM and ret.origin is not None:
                 ret = replace(ret, origin=ret.origin.through(f"result of '{callee.name}'", node.line))
@@ -1097,12 +1120,26 @@ class _FunctionAnalyzer:
         return join_all(arg_values)
 
 
+def _own_field_key(node: Node) -> str | None:
+    """The environment key of ``field`` / ``this->field`` inside a method (the object the
+    method runs on), None for other member accesses."""
+    decl = node.decl
+    if decl is None or decl.storage != "field":
+        return None
+    if node.children and node.children[0].kind != "CXX_THIS_EXPR":
+        return None
+    return "this::" + decl.key
+
+
 def _assigned_keys(items: list[Node]) -> set[str]:
     """Local variables a block may assign (syntactically), for region-exit divergence."""
     keys: set[str] = set()
 
     def base_local(n: Node) -> str | None:
         while n.kind in _CASTS or n.kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR"):
+            own = _own_field_key(n) if n.kind == "MEMBER_REF_EXPR" else None
+            if own is not None:
+                return own
             if not n.children:
                 return None
             n = n.children[0]
