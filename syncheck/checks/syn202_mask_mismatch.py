@@ -55,7 +55,8 @@ class MaskMismatch(Check):
                     reported.add(site.node.id)
                     yield finding
                 continue
-            lanes = active_lanes(site, frames)
+            dims = ctx.uniformity.shape_of(frames[0].site.function if frames else site.function).block_dim
+            lanes = active_lanes(site, frames, dims[0] if dims and dims[1] * dims[2] == 1 else None)
             if lanes is None:
                 continue
             for warp, active in enumerate(lanes):
