@@ -798,7 +798,13 @@ class KernelAccesses:
             return key, key.rsplit("@", 1)[-1].split("#", 1)[0] if "@" in key else d.name
         if d.key in scope.bindings:
             arg, arg_scope = scope.bindings[d.key]
-            return self._shared_base(arg, arg_scope)
+            base = self._shared_base(arg, arg_scope)
+            if base is None:
+                # a parameter bound to a pointer into the array (`f(&counts[warp])`)
+                target = self._pointer_target(arg, arg_scope)
+                if target is not None:
+                    return target[0], _display_name(target[0], node)
+            return base
         return None
 
     def _collect(self, item: Node, point, guards: list[Guard], scope: Scope, depth: int,
@@ -954,7 +960,8 @@ class KernelAccesses:
         if callee is None or callee.body is None or callee.is_lambda:
             return
         args = call_args(call)
-        passes_shared = any(self._shared_base(a, scope) is not None for a in args)
+        passes_shared = any(self._shared_base(a, scope) is not None or
+                            self._pointer_target(a, scope) is not None for a in args)
         if not passes_shared:
             return
         if self._contains_barrier(callee, warp=False, seen=set()):
