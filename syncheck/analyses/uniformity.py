@@ -1036,13 +1036,49 @@ class _FunctionAnalyzer:
         return out
 
     def _e_ASM_STMT(self, node):
-        for c in node.children:
-            self.eval(c)
+        values = [self.eval(c) for c in node.children]
+        # libclang gives the operands' constraints in order ("=r", "r", ...); outputs take
+        # what the PTX computes (before, they kept whatever they held: a lane id read from
+        # %laneid looked uniform).
+        constraints = node.type.split("\x1f") if node.type else []
+        if len(constraints) == len(node.children):
+            outputs = [i for i, c in enumerate(constraints) if c.startswith(("=", "+"))]
+            if outputs:
+                inputs = [v for i, v in enumerate(values) if i not in outputs]
+                value = self._asm_result(node.spelling, inputs, node.line)
+                for i in outputs:
+                    self._assign(node.children[i], value, compound=constraints[i].startswith("+"))
         prim = P.classify_async(node)
         if prim is not None and self.recording:
             self.result.sites.append(Site(node, prim, None, list(node.children), [],
                                           self.block_ctrls + tuple(self.guards), self.fn))
         return UNIFORM
+
+    def _asm_result(self, text: str, inputs: list[Value], line: int) -> Value:
+        """What an inline-PTX statement writes to its outputs: special registers by what they
+        name; results that differ per thread however uniform the inputs (atomics, shuffles,
+        clocks); otherwise a function of the input operands (a load reads one cell when its
+        address is uniform)."""
+        origin = Origin(((f"inline PTX '{text.split(';')[0].strip()[:40]}'", line),))
+        if "%laneid" in text:
+            lanes = None
+            if self.shape.x_multiple_of_32:
+                n = min(self.shape.block_dim[0], 1024) if self.shape.block_dim else 1024
+                lanes = PT.binary("%", PT.thread_range(n), 32, "unsigned int")
+            return Value(Level.THREAD, origin=origin, lane_only=True, per_thread=lanes)
+        if "%lanemask" in text:
+            return Value(Level.THREAD, origin=origin, lane_only=True)
+        if "%warpid" in text:
+            return Value(Level.WARP, origin=origin)
+        if any(r in text for r in ("%smid", "%nsmid", "%nwarpid", "%ctaid", "%gridid")):
+            return Value(Level.BLOCK, origin=origin)
+        if any(r in text for r in ("%tid", "%clock", "%globaltimer", "atom.", "red.", "shfl",
+                                   "match.", "activemask", "elect.")):
+            return Value(Level.THREAD, origin=origin)
+        if "vote." in text:
+            return Value(Level.WARP, origin=origin)
+        out = join_all(inputs) if inputs else UNIFORM
+        return Value(out.level, origin=out.origin, lane_only=out.lane_only)
 
     def _taint_out_args(self, args: list[Node], value: Value, callee: Function | None) -> None:
         for i, a in enumerate(args):
