@@ -271,9 +271,8 @@ class UniformityService:
             if callee is None or callee.body is None or callee.key in active or budget[0] <= 0:
                 continue
             budget[0] -= 1
-            outer = None
-            if callee.is_lambda:
-                outer = analysis.call_envs.get(site.node.id)  # captured variables
+            # captured variables of a lambda; a constructed object's fields for a method
+            outer = analysis.call_envs.get(site.node.id)
             sub = self.analyze(callee, tuple(site.arg_values[:len(callee.params)]) +
                                tuple(UNIFORM for _ in callee.params[len(site.arg_values):]),
                                shape=analysis.shape, outer_env=outer)
@@ -979,9 +978,12 @@ class _FunctionAnalyzer:
         if callee is not None:
             arg_values = self._with_default_arguments(args, arg_values, callee)
         obj = None
+        fields = None
         if node.children and node.children[0].kind == "MEMBER_REF_EXPR":
             obj_node = node.children[0]
             obj = join_all(self.eval(c) for c in obj_node.children)
+            if callee is not None and callee.body is not None and not callee.is_lambda:
+                fields = self._constructed_fields(obj_node)
         if prim is not None and prim.tile_size is None and prim.scope == "tile":
             group_value = obj if obj is not None else (arg_values[0] if arg_values else None)
             if group_value is not None and group_value.group_size:
@@ -993,12 +995,14 @@ class _FunctionAnalyzer:
                 self.result.sites.append(site)
                 if callee is not None and callee.is_lambda:
                     self.result.call_envs[node.id] = dict(self.env)
+                elif fields:
+                    self.result.call_envs[node.id] = fields
         if prim is not None:
             return self._primitive_result(node, prim, args, arg_values)
         if callee is not None and callee.body is not None:
             params = tuple(arg_values[:len(callee.params)]) + tuple(
                 UNIFORM for _ in callee.params[len(arg_values):])
-            outer = dict(self.env) if callee.is_lambda else None
+            outer = dict(self.env) if callee.is_lambda else fields
             sub = self.service.analyze(callee, params, outer_env=outer)
             self._taint_out_args(args, Value(sub.out_level), callee)
             if obj is not None and sub.out_level > Level.UNIFORM and node.children[0].children \
@@ -1018,6 +1022,34 @@ class _FunctionAnalyzer:
         self._taint_out_args(args, out, None)
         return Value(out.level, None, False, False, out.origin,
                      from_activemask=out.from_activemask)
+
+    def _constructed_fields(self, member: Node) -> dict[str, Value] | None:
+        """The fields of an object built right there by a constructor call (a temporary:
+        `WarpReduce(storage).Sum(x)`), from the constructor's member initializers, when one
+        of them depends on the thread (a lane mask from the lane id): the method then starts
+        from those values instead of assuming its fields uniform."""
+        obj = member.children[0] if member.children else None
+        while obj is not None and (obj.kind in _CASTS or obj.kind in (
+                "MATERIALIZE_TEMPORARY_EXPR", "CXX_BIND_TEMPORARY_EXPR")) and obj.children:
+            obj = obj.children[-1]
+        if obj is None or obj.kind != "CALL_EXPR" or obj.decl is None or obj.decl.kind != "CONSTRUCTOR":
+            return None
+        ctor = self.program.resolve_call(obj.decl)
+        if ctor is None or not ctor.member_inits:
+            return None
+        saved_env, saved_recording = self.env, self.recording
+        self.env, self.recording = dict(self.env), False
+        fields: dict[str, Value] = {}
+        try:
+            for param, arg in zip(ctor.params, call_args(obj)):
+                self.env[param.key] = self.eval(arg)
+            for field_key, init in ctor.member_inits.items():
+                value = self.eval(init)
+                self.env["this::" + field_key] = value  # later initializers may read it
+                fields["this::" + field_key] = value
+        finally:
+            self.env, self.recording = saved_env, saved_recording
+        return fields if any(v.level > Level.UNIFORM for v in fields.values()) else None
 
     def _with_default_arguments(self, args: list[Node], arg_values: list[Value],
                                 callee: Function) -> list[Value]:
