@@ -78,6 +78,7 @@ class HostValues:
         self._following: set[str] = set()  # variables whose constant value is being found
         if fn.body is not None:
             self._collect(fn.body)
+            self._drop_dead_branches(fn.body)
 
     def _collect(self, body: Node) -> None:
         for n in body.walk():
@@ -111,6 +112,33 @@ class HostValues:
                             "MultiProcessorCount" in attr.decl.name or
                             "MULTIPROCESSOR_COUNT" in attr.decl.name):
                         self.direct.setdefault(key, set()).add(SM_COUNT)
+
+    def _drop_dead_branches(self, body: Node) -> None:
+        """Forget assignments in the arm of an `if` that a constant condition never takes: a
+        clamp such as `int n = SIZE / 2; if (n < 1) n = 1;` (a macro instantiated with a
+        constant SIZE) leaves n constant. The condition is judged from the definitions made
+        outside that `if` (its own arms would make it look variable)."""
+        for node in body.walk():
+            if node.kind != "IF_STMT" or len(node.children) not in (2, 3):
+                continue
+            arms = node.children[1:]
+            inside = {id(n) for arm in arms for n in arm.walk()}
+            full = self.defs
+            self.defs = {k: [d for d in v if id(d) not in inside] for k, v in full.items()}
+            try:
+                taken = self.constant(node.children[0])
+            finally:
+                self.defs = full
+            if taken is None:
+                continue
+            dead_arm = arms[0] if not taken else (arms[1] if len(arms) == 2 else None)
+            if dead_arm is None:
+                continue
+            dead = {id(n) for n in dead_arm.walk()}
+            self.defs = {k: [d for d in v if id(d) not in dead] for k, v in self.defs.items()}
+            for fields in self.field_defs.values():
+                for name, values in fields.items():
+                    fields[name] = [d for d in values if id(d) not in dead]
 
     def sources(self, expr: Node) -> set[str]:
         out: set[str] = set()

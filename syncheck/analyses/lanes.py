@@ -14,8 +14,10 @@ from syncheck.analyses.uniformity import Frame, Site, effective_controllers
 FULL_MASK = 0xFFFFFFFF
 
 
-def active_lanes(site: Site, frames: tuple[Frame, ...]) -> list[int] | None:
-    """Per warp of the block, the mask of lanes that may reach ``site``."""
+def active_lanes(site: Site, frames: tuple[Frame, ...], block_threads: int | None = None) -> list[int] | None:
+    """Per warp of the block, the mask of lanes that may reach ``site``. ``block_threads``:
+    the block's size when it is one row of threads (known from its launches); a last warp it
+    does not fill has only its existing lanes."""
     controllers = [c for _, c in effective_controllers(site, frames)]
     threads = None
     for c in controllers:
@@ -23,8 +25,10 @@ def active_lanes(site: Site, frames: tuple[Frame, ...]) -> list[int] | None:
             threads = len(c.value.per_thread)
             break
     if threads is None:
-        threads = 1024
+        threads = block_threads or 1024
     masks = [FULL_MASK] * (threads // 32)
+    if threads % 32:
+        masks.append((1 << (threads % 32)) - 1)
     for c in controllers:
         values = c.value.per_thread
         if values is not None and c.polarity is not None and len(values) == threads:

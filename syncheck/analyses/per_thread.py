@@ -124,8 +124,8 @@ def ballot(predicate: PerThread) -> PerThread | None:
     """__ballot_sync(full mask, predicate) for every thread: the mask of the lanes of its warp
     whose predicate holds (the same for the 32 threads of a warp)."""
     values = predicate.values
-    if len(values) % 32:
-        return None
-    bits = (values.reshape(-1, 32) != 0).astype(np.uint64) << np.arange(32, dtype=np.uint64)
+    # A last warp the block does not fill: its missing lanes do not exist and vote nothing.
+    padded = np.concatenate([values, np.zeros(-len(values) % 32, dtype=values.dtype)])
+    bits = (padded.reshape(-1, 32) != 0).astype(np.uint64) << np.arange(32, dtype=np.uint64)
     per_warp = bits.sum(axis=1).astype(np.int64)
-    return PerThread(np.repeat(per_warp, 32))
+    return PerThread(np.repeat(per_warp, 32)[:len(values)])

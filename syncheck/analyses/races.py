@@ -404,6 +404,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
                 return None
             same_element = [flat_a == flat_b]
         guards = []
+        warp_decisions = False
         for enc, acc in ((e1, a), (e2, b)):
             for g in acc.guards:
                 try:
@@ -411,7 +412,15 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
                 except NotEncodable:
                     if g.level <= Level.BLOCK:
                         continue  # a uniform decision does not tell threads apart
-                    return None
+                    if g.level > Level.WARP:
+                        return None
+                    # A decision the whole warp takes alike that the encoder cannot read (a
+                    # count loaded from shared memory): an unknown value of the warp, so two
+                    # lanes of one warp see the same. Only pairs within a warp are judged then.
+                    decide = z3.Function(f"warp_decision_{g.cond.id}_{id(g.scope)}",
+                                         enc.linear().sort(), z3.BoolSort())
+                    c = decide(enc.linear() / 32)
+                    warp_decisions = True
                 if g.polarity is None:
                     continue
                 guards.append((c if g.polarity else z3.Not(c), g.level))
@@ -485,6 +494,8 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         # groups can disagree.
         solver.add(e1.linear() / group != e2.linear() / group)
     solver.add(*same_element)
+    if warp_decisions:
+        solver.add(e1.linear() / 32 == e2.linear() / 32)
     facts = list(solver.assertions())
     verdict, solver = _decide(z3, facts + [g for g, _ in guards])
     if verdict == z3.unknown:

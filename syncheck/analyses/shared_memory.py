@@ -752,7 +752,7 @@ class KernelAccesses:
         """(shared location, offsets) a pointer expression points into: ``s``, ``&s[i]``,
         ``s + i``, ``p + i`` for an alias p, or a parameter bound to one of these."""
         if not _same_element_type(node):
-            return None  # a cast to another element size: indices would count other units
+            return self._reinterpreted(node, scope)
         base = _strip(node)
         if base.kind == "UNARY_OPERATOR" and base.op == "&" and base.children:
             inner = _strip(base.children[0])
@@ -791,6 +791,20 @@ class KernelAccesses:
                 return self._pointer_target(arg, arg_scope)
         arr = self._shared_base(base, scope)
         return (arr[0], []) if arr is not None else None
+
+    def _reinterpreted(self, node: Node, scope: Scope):
+        """A whole shared buffer seen as another element type (`reinterpret_cast<float*>(raw)`
+        of an `extern __shared__ unsigned char raw[]`): a location of its own whose indices
+        count the new elements. Accesses through other types then fall in other locations
+        (their units differ), so races between two views are not compared; a cast that
+        also moves the pointer is not followed (its offset counts the old units)."""
+        target = self._pointer_target(_strip(node), scope)
+        if target is None or target[1]:
+            return None
+        element = _pointee(node.type)
+        if not element or _SIZES.get(element) is None:
+            return None
+        return f"{target[0]}#{element}", []
 
     # -- barriers --
     def _barrier(self, item: Node, warp: bool) -> bool:
@@ -850,15 +864,16 @@ class KernelAccesses:
             return d.key, d.name
         if d.key in scope.pointer_alias:
             key = scope.pointer_alias[d.key][0]
-            return key, key.rsplit("@", 1)[-1] if "@" in key else d.name
+            return key, key.rsplit("@", 1)[-1].split("#", 1)[0] if "@" in key else d.name
         if d.key in scope.bindings:
             arg, arg_scope = scope.bindings[d.key]
             found = self._shared_base(arg, arg_scope)
             if found is None and "*" in d.type:
-                # a pointer parameter bound to an address into shared memory (`&state`)
+                # a pointer parameter bound to an address into shared memory (`&state`,
+                # `f(&counts[warp])`)
                 target = self._pointer_target(arg, arg_scope)
                 if target is not None:
-                    return target[0], target[0].rsplit("@", 1)[-1] if "@" in target[0] else d.name
+                    return target[0], _display_name(target[0], node)
             return found
         return None
 

@@ -60,6 +60,11 @@ def fresh_solver_context() -> None:
         core._main_ctx = None
 
 
+def _is_unsigned(type_spelling: str) -> bool:
+    t = type_spelling
+    return "unsigned" in t or t.startswith(("uint", "size_t")) or t in ("uint32_t", "uint64_t", "size_t")
+
+
 def bitvector(z3, name: str):
     return z3.BitVec(name, BITS)
 
@@ -382,6 +387,8 @@ class Encoder:
             # values the program never has: only constant right operands are modeled.
             if not z3.is_bv_value(z3.simplify(b)) and not (self.thread_shifts and op in ("<<", ">>")):
                 raise NotEncodable()
+            if op == ">>" and _is_unsigned(node.type):
+                return z3.LShR(a, b)  # `0xffffffff >> n` shifts zeros in: a mask, not -1
             return {"&": a & b, "|": a | b, "^": a ^ b, "<<": a << b, ">>": a >> b}[op]
         raise NotEncodable()
 

@@ -22,7 +22,7 @@ from syncheck.analyses.control_dependence import control_dependences
 from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level, join_all
 from syncheck.analyses.launch_shapes import LaunchShapes, ProjectLaunchShapes
 from syncheck.analyses.warp_idioms import Butterfly, butterfly
-from syncheck.ir.calls import call_args, group_kind, parameter_types
+from syncheck.ir.calls import call_args, group_kind, is_default_argument, parameter_types
 from syncheck.ir.cfg import CFG, build_cfg
 from syncheck.ir.nodes import Node
 from syncheck.ir.program import Function, Program
@@ -173,7 +173,8 @@ class UniformityService:
             param_values = tuple(
                 Value(Level.UNIFORM) for _ in fn.params)
         shape = shape or self.shape_of(fn)
-        key = (fn.key, tuple((v.level, v.lane_linear, v.aligned, v.group_size, v.lane_only)
+        # Constants count: a helper called with another mask (or width) has other sites.
+        key = (fn.key, tuple((v.level, v.const, v.lane_linear, v.aligned, v.group_size, v.lane_only)
                              for v in param_values),
                shape)
         if outer_env is None and key in self._cache:
@@ -270,9 +271,8 @@ class UniformityService:
             if callee is None or callee.body is None or callee.key in active or budget[0] <= 0:
                 continue
             budget[0] -= 1
-            outer = None
-            if callee.is_lambda:
-                outer = analysis.call_envs.get(site.node.id)  # captured variables
+            # captured variables of a lambda; a constructed object's fields for a method
+            outer = analysis.call_envs.get(site.node.id)
             sub = self.analyze(callee, tuple(site.arg_values[:len(callee.params)]) +
                                tuple(UNIFORM for _ in callee.params[len(site.arg_values):]),
                                shape=analysis.shape, outer_env=outer)
@@ -740,6 +740,11 @@ class _FunctionAnalyzer:
                 and base.decl.storage == "builtin":
             self.record(base, UNIFORM)
             return self._builtin(base.decl.name, node.spelling, node.line)
+        own = _own_field_key(node)
+        if own is not None:
+            # A field of the object a method runs on: what this method stored there, else
+            # (set elsewhere) assumed uniform as before.
+            return self.env.get(own, UNIFORM)
         return self._e_default(node)
 
     def _address(self, node: Node) -> tuple[Value, str | None, str]:
@@ -760,6 +765,9 @@ class _FunctionAnalyzer:
             base_addr, var, mem = self._address(node.children[0])
             idx = self.eval(node.children[1])
             return base_addr.join(idx), var, mem
+        own = _own_field_key(node) if kind == "MEMBER_REF_EXPR" else None
+        if own is not None:
+            return UNIFORM, own, "local"
         if kind == "MEMBER_REF_EXPR" and node.children:
             base = node.children[0]
             if base.type.endswith("*") or "->" in node.spelling:
@@ -795,6 +803,17 @@ class _FunctionAnalyzer:
                 value = self.env.get(t.decl.key, UNIFORM).join(value)
                 value = replace(value, const=None, lane_linear=False, aligned=False, per_thread=None)
             self._define(t.decl.key, t.decl.name, t.line, value, strong=True)
+            return
+        own = _own_field_key(t) if t.kind == "MEMBER_REF_EXPR" else None
+        if own is not None:
+            # A scalar field of the method's object: tracked like a local here; the caller's
+            # object changes with it (the object lives outside the call).
+            if compound:
+                value = self.env.get(own, UNIFORM).join(value)
+                value = replace(value, const=None, lane_linear=False, aligned=False, per_thread=None)
+            self._define(own, t.spelling or "field", t.line, value, strong=True)
+            level, _ = self.ctrl_level()
+            self.out_level = max(self.out_level, value.level, level)
             return
         addr, var, mem = self._address(t)
         if var is not None:
@@ -1008,10 +1027,15 @@ class _FunctionAnalyzer:
             return Value(level, const=out.const if level == Level.UNIFORM else None,
                          origin=out.origin if level > Level.UNIFORM else None)
         callee = None if prim is not None else self.program.resolve_call(node.decl)
+        if callee is not None:
+            arg_values = self._with_default_arguments(args, arg_values, callee)
         obj = None
+        fields = None
         if node.children and node.children[0].kind == "MEMBER_REF_EXPR":
             obj_node = node.children[0]
             obj = join_all(self.eval(c) for c in obj_node.children)
+            if callee is not None and callee.body is not None and not callee.is_lambda:
+                fields = self._constructed_fields(obj_node)
         if prim is not None and prim.tile_size is None and prim.scope == "tile":
             group_value = obj if obj is not None else (arg_values[0] if arg_values else None)
             if group_value is not None and group_value.group_size:
@@ -1023,14 +1047,20 @@ class _FunctionAnalyzer:
                 self.result.sites.append(site)
                 if callee is not None and callee.is_lambda:
                     self.result.call_envs[node.id] = dict(self.env)
+                elif fields:
+                    self.result.call_envs[node.id] = fields
         if prim is not None:
             return self._primitive_result(node, prim, args, arg_values)
         if callee is not None and callee.body is not None:
             params = tuple(arg_values[:len(callee.params)]) + tuple(
                 UNIFORM for _ in callee.params[len(arg_values):])
-            outer = dict(self.env) if callee.is_lambda else None
+            outer = dict(self.env) if callee.is_lambda else fields
             sub = self.service.analyze(callee, params, outer_env=outer)
             self._taint_out_args(args, Value(sub.out_level), callee)
+            if obj is not None and sub.out_level > Level.UNIFORM and node.children[0].children \
+                    and not callee.is_lambda:
+                # A method that stores thread-dependent values in its object's fields.
+                self._assign(node.children[0].children[0], Value(sub.out_level), compound=True)
             ret = sub.ret
             if ret.level > Level.UNIFORM and ret.origin is not None:
                 ret = replace(ret, origin=ret.origin.through(f"result of '{callee.name}'", node.line))
@@ -1045,14 +1075,94 @@ class _FunctionAnalyzer:
         return Value(out.level, None, False, False, out.origin,
                      from_activemask=out.from_activemask)
 
+    def _constructed_fields(self, member: Node) -> dict[str, Value] | None:
+        """The fields of an object built right there by a constructor call (a temporary:
+        `WarpReduce(storage).Sum(x)`), from the constructor's member initializers, when one
+        of them depends on the thread (a lane mask from the lane id): the method then starts
+        from those values instead of assuming its fields uniform."""
+        obj = member.children[0] if member.children else None
+        while obj is not None and (obj.kind in _CASTS or obj.kind in (
+                "MATERIALIZE_TEMPORARY_EXPR", "CXX_BIND_TEMPORARY_EXPR")) and obj.children:
+            obj = obj.children[-1]
+        if obj is None or obj.kind != "CALL_EXPR" or obj.decl is None or obj.decl.kind != "CONSTRUCTOR":
+            return None
+        ctor = self.program.resolve_call(obj.decl)
+        if ctor is None or not ctor.member_inits:
+            return None
+        saved_env, saved_recording = self.env, self.recording
+        self.env, self.recording = dict(self.env), False
+        fields: dict[str, Value] = {}
+        try:
+            for param, arg in zip(ctor.params, call_args(obj)):
+                self.env[param.key] = self.eval(arg)
+            for field_key, init in ctor.member_inits.items():
+                value = self.eval(init)
+                self.env["this::" + field_key] = value  # later initializers may read it
+                fields["this::" + field_key] = value
+        finally:
+            self.env, self.recording = saved_env, saved_recording
+        return fields if any(v.level > Level.UNIFORM for v in fields.values()) else None
+
+    def _with_default_arguments(self, args: list[Node], arg_values: list[Value],
+                                callee: Function) -> list[Value]:
+        """An argument the call leaves out has the callee's default value (a helper's
+        `unsigned mask = 0xffffffff`), not an unknown one. Default arguments cannot name the
+        callee's other parameters, so they evaluate the same here as in the callee."""
+        out = list(arg_values)
+        for i, arg in enumerate(args):
+            default = callee.params[i].default if i < len(callee.params) else None
+            if default is not None and is_default_argument(arg):
+                recording, self.recording = self.recording, False
+                try:
+                    out[i] = self.eval(default)
+                finally:
+                    self.recording = recording
+        return out
+
     def _e_ASM_STMT(self, node):
-        for c in node.children:
-            self.eval(c)
+        values = [self.eval(c) for c in node.children]
+        # libclang gives the operands' constraints in order ("=r", "r", ...); outputs take
+        # what the PTX computes (before, they kept whatever they held: a lane id read from
+        # %laneid looked uniform).
+        constraints = node.type.split("\x1f") if node.type else []
+        if len(constraints) == len(node.children):
+            outputs = [i for i, c in enumerate(constraints) if c.startswith(("=", "+"))]
+            if outputs:
+                inputs = [v for i, v in enumerate(values) if i not in outputs]
+                value = self._asm_result(node.spelling, inputs, node.line)
+                for i in outputs:
+                    self._assign(node.children[i], value, compound=constraints[i].startswith("+"))
         prim = P.classify_async(node)
         if prim is not None and self.recording:
             self.result.sites.append(Site(node, prim, None, list(node.children), [],
                                           self.block_ctrls + tuple(self.guards), self.fn))
         return UNIFORM
+
+    def _asm_result(self, text: str, inputs: list[Value], line: int) -> Value:
+        """What an inline-PTX statement writes to its outputs: special registers by what they
+        name; results that differ per thread however uniform the inputs (atomics, shuffles,
+        clocks); otherwise a function of the input operands (a load reads one cell when its
+        address is uniform)."""
+        origin = Origin(((f"inline PTX '{text.split(';')[0].strip()[:40]}'", line),))
+        if "%laneid" in text:
+            lanes = None
+            if self.shape.x_multiple_of_32:
+                n = min(self.shape.block_dim[0], 1024) if self.shape.block_dim else 1024
+                lanes = PT.binary("%", PT.thread_range(n), 32, "unsigned int")
+            return Value(Level.THREAD, origin=origin, lane_only=True, per_thread=lanes)
+        if "%lanemask" in text:
+            return Value(Level.THREAD, origin=origin, lane_only=True)
+        if "%warpid" in text:
+            return Value(Level.WARP, origin=origin)
+        if any(r in text for r in ("%smid", "%nsmid", "%nwarpid", "%ctaid", "%gridid")):
+            return Value(Level.BLOCK, origin=origin)
+        if any(r in text for r in ("%tid", "%clock", "%globaltimer", "atom.", "red.", "shfl",
+                                   "match.", "activemask", "elect.")):
+            return Value(Level.THREAD, origin=origin)
+        if "vote." in text:
+            return Value(Level.WARP, origin=origin)
+        out = join_all(inputs) if inputs else UNIFORM
+        return Value(out.level, origin=out.origin, lane_only=out.lane_only)
 
     def _taint_out_args(self, args: list[Node], value: Value, callee: Function | None) -> None:
         for i, a in enumerate(args):
@@ -1146,6 +1256,17 @@ def _through_pointer(n: Node) -> bool:
     return _is_pointer_type(base.type)
 
 
+def _own_field_key(node: Node) -> str | None:
+    """The environment key of ``field`` / ``this->field`` inside a method (the object the
+    method runs on), None for other member accesses."""
+    decl = node.decl
+    if decl is None or decl.storage != "field":
+        return None
+    if node.children and node.children[0].kind != "CXX_THIS_EXPR":
+        return None
+    return "this::" + decl.key
+
+
 def _assigned_keys(items: list[Node]) -> tuple[set[str], set[str]]:
     """Local variables a block may assign (syntactically), for region-exit divergence, and
     the local pointers it may store through."""
@@ -1155,6 +1276,9 @@ def _assigned_keys(items: list[Node]) -> tuple[set[str], set[str]]:
     def base_local(n: Node) -> str | None:
         through = False
         while n.kind in _CASTS or n.kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR"):
+            own = _own_field_key(n) if n.kind == "MEMBER_REF_EXPR" else None
+            if own is not None:
+                return own
             if not n.children:
                 return None
             if n.kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR") and _through_pointer(n):

@@ -39,6 +39,26 @@ class MaskMismatch(Check):
                                 f"{'x'.join(map(str, ctx.uniformity.shape_of(root).block_dim))})")]
         return ctx.finding(self, node, message, site.function.name, notes)
 
+    def _lane_outside_own_mask(self, ctx: CheckContext, site, frames, node, value):
+        """A mask known per thread (from the lane id) that leaves out a lane which makes the
+        call: each calling lane must name itself."""
+        dims = ctx.uniformity.shape_of(frames[0].site.function if frames else site.function).block_dim
+        lanes = active_lanes(site, frames, dims[0] if dims and dims[1] * dims[2] == 1 else None)
+        if lanes is None:
+            return None
+        values = value.per_thread.values
+        for tid in range(min(len(values), 32 * len(lanes))):
+            warp, lane = divmod(tid, 32)
+            mask = mask_constant(int(values[tid]))
+            if lanes[warp] >> lane & 1 and not mask >> lane & 1:
+                message = (f"the mask of {site.prim.name} leaves out a lane that executes the call: "
+                           f"lane {lane}{'' if warp == 0 else f' of warp {warp}'} passes mask "
+                           f"0x{mask:08x}; every calling lane must be in the mask")
+                notes = [ctx.note(node, "the mask differs between the lanes (it is computed from "
+                                        "the lane id)")]
+                return ctx.finding(self, node, message, site.function.name, notes)
+        return None
+
     def run(self, ctx: CheckContext):
         reported: set[int] = set()
         for site, frames in ctx.uniformity.main_file_sites(every_context=True):
@@ -50,12 +70,17 @@ class MaskMismatch(Check):
                 continue
             masks = _masks_per_warp(value)
             if masks is None:
-                finding = self._caller_outside_mask(ctx, site, frames, node)
+                finding = None
+                if value.per_thread is not None:
+                    finding = self._lane_outside_own_mask(ctx, site, frames, node, value)
+                if finding is None:
+                    finding = self._caller_outside_mask(ctx, site, frames, node)
                 if finding is not None:
                     reported.add(site.node.id)
                     yield finding
                 continue
-            lanes = active_lanes(site, frames)
+            dims = ctx.uniformity.shape_of(frames[0].site.function if frames else site.function).block_dim
+            lanes = active_lanes(site, frames, dims[0] if dims and dims[1] * dims[2] == 1 else None)
             if lanes is None:
                 continue
             for warp, active in enumerate(lanes):

@@ -43,7 +43,7 @@ class Param:
     name: str
     key: str
     type: str
-    default: Node | None = None  # the default argument, for host functions
+    default: Node | None = None  # the default argument (a call that omits it passes this)
 
 
 @dataclass
@@ -522,7 +522,6 @@ class ProgramBuilder:
         body_cursor = None
         param_cursors: list[ci.Cursor] = []
         kind = _function_kind(cursor)
-        on_host = kind in ("host", "host_device")
         member_refs = []
         pending_member = None
         template_params: list[str] = []
@@ -555,7 +554,7 @@ class ProgramBuilder:
             line, col, end_line = signature.line, signature.col, signature.end_line
         else:
             decl = self.lowerer.decl_of(cursor)
-            params = [self._param(c, on_host) for c in param_cursors]
+            params = [self._param(c) for c in param_cursors]
             line, col, end_line = loc.line, loc.column, cursor.extent.end.line
             if not any(p.default is not None for p in params):
                 signature = KeptSignature(decl, tuple((p.name, p.key, p.type) for p in params),
@@ -610,12 +609,11 @@ class ProgramBuilder:
             self._launch_bounds(fn, cursor, body_cursor, instance)
         return fn
 
-    def _param(self, cursor: ci.Cursor, on_host: bool) -> Param:
+    def _param(self, cursor: ci.Cursor) -> Param:
         param = Param(cursor.spelling, cursor.get_usr() or cursor.spelling, cursor.type.spelling)
-        if on_host:
-            default = next((d for d in cursor.get_children() if d.kind.is_expression()), None)
-            if default is not None:
-                param.default = self.lowerer.lower(default)
+        default = next((d for d in cursor.get_children() if d.kind.is_expression()), None)
+        if default is not None:
+            param.default = self.lowerer.lower(default)
         return param
 
     def _launch_bounds(self, fn: Function, cursor: ci.Cursor, body_cursor: ci.Cursor, instance: str) -> None:
