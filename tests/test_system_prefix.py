@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 from syncheck.engine import Settings, analyze_file
 from syncheck.frontend import include_prefix, precompiled, system_prefix
 from syncheck.frontend.parse import MODEL_DIR, ParseOptions, parse_source
@@ -39,6 +41,14 @@ void run(int* p) { std::string name("k"); sysprefix_k<<<1, 32>>>(p); }
 """
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    """Each test its own folder of system prefixes (their keys do not name the project)."""
+    folder = tmp_path / "pch"
+    monkeypatch.setattr(system_prefix, "cache_dir", lambda: folder)
+    system_prefix._checked.clear()
+
+
 def _write(tmp_path, main=MAIN, helper=HELPER, name="a.cu"):
     (tmp_path / "helper.cuh").write_text(helper)
     f = tmp_path / name
@@ -52,6 +62,17 @@ def _args():
 
 def _get(path, allows=lambda f: True):
     return system_prefix.get(str(path), path.read_bytes(), _args(), allows)
+
+
+def _shared(tmp_path, main=MAIN, helper=HELPER, names=("a.cu", "b.cu")):
+    """Two files with the same list; the second one's request builds its header (a list
+    only one file asks for is never built). Returns the first file and the header."""
+    first = _write(tmp_path, main=main, helper=helper, name=names[0])
+    second = _write(tmp_path, main=main.replace("sysprefix_", "sysprefix2_"), helper=helper, name=names[1])
+    assert _get(first) is None
+    built = _get(second)
+    assert built is not None
+    return first, built
 
 
 def _scan(path):
@@ -77,17 +98,23 @@ def test_the_prefix_is_what_the_plain_parse_reads_before_project_code(tmp_path):
     # a header without an include guard ends it (a later include line would read it again)
     _write(tmp_path, helper="#include <cstdio>\n", name="i.cu")
     assert _scan(tmp_path / "i.cu").system == ["<stdlib.h>", "<cstdio>"]
-    assert _get(tmp_path / "i.cu") is not None  # what came before it is still precompiled
 
 
 def test_one_header_per_list_and_the_key(tmp_path):
     a = _write(tmp_path)
+    assert _get(a) is None and _get(a) is None   # asked by one file only: not built
     b = _write(tmp_path, main=MAIN.replace("sysprefix_k", "sysprefix_k2"), name="b.cu")
-    c = _write(tmp_path, main="#include <vector>\n" + MAIN.replace("sysprefix_k", "sysprefix_k3"), name="c.cu")
-    first, second, third = _get(a), _get(b), _get(c)
-    assert first is not None and first.pch.startswith(str(precompiled.pch_dir()))
-    assert second.pch == first.pch          # the same list: the same header
-    assert third.pch != first.pch           # another list: another header
+    built = _get(b)                              # a second file asks: built
+    assert built is not None and built.pch.startswith(str(tmp_path / "pch"))
+    assert _get(a).pch == built.pch              # the same list: the same header
+    # another list: another header, once asked for twice; until then the longest built
+    # first part of it serves
+    longer = "#include <stdlib.h>\n#include <vector>\nint x;\n"
+    c = _write(tmp_path, main=longer, name="c.cu")
+    d = _write(tmp_path, main=longer + "int y;\n", name="d.cu")
+    shorter = _shared(tmp_path, main="#include <stdlib.h>\nint sysprefix_z;\n", names=("e.cu", "f.cu"))[1]
+    assert _get(c).pch == shorter.pch
+    assert _get(d).pch not in (shorter.pch, built.pch)
     args = _args()
     key = system_prefix.key(args, ["<vector>"])
     assert system_prefix.key(args, ["<vector>"]) == key
@@ -104,8 +131,7 @@ def test_one_header_per_list_and_the_key(tmp_path):
 
 
 def test_rebuilt_when_a_file_it_read_changed(tmp_path):
-    f = _write(tmp_path)
-    built = _get(f)
+    f, built = _shared(tmp_path)
     stem = built.pch[:-4]
     manifest = json.loads(open(stem + ".json").read())
     stdio = next(e for e in manifest["files"] if e[0].endswith("/stdio.h"))
@@ -127,12 +153,12 @@ def _findings(path):
 
 
 def test_a_damaged_header_is_rebuilt_or_the_file_parsed_plainly(tmp_path, monkeypatch):
-    f = _write(tmp_path)
+    f, built = _shared(tmp_path)
     monkeypatch.setattr(system_prefix, "ENABLED", False)
     plain = _findings(f)
     monkeypatch.setattr(system_prefix, "ENABLED", True)
     assert _findings(f) == plain
-    pch = _get(f).pch
+    pch = built.pch
     # cut short (a build interrupted after the move, or a full disk): rebuilt before use
     with open(pch, "r+b") as out:
         out.truncate(1000)
@@ -144,12 +170,13 @@ def test_a_damaged_header_is_rebuilt_or_the_file_parsed_plainly(tmp_path, monkey
         out.write(b"\0" * size)
     system_prefix._checked.clear()
     assert _findings(f) == plain
-    assert not os.path.exists(pch)  # discarded: built afresh by the next file
-    assert _findings(f) == plain and os.path.getsize(pch) == size
+    assert not os.path.exists(pch)  # discarded: built afresh when the other file asks again
+    assert _get(tmp_path / "b.cu").pch == pch and os.path.getsize(pch) == size
+    assert _findings(f) == plain
 
 
 def test_a_parse_with_it_reads_like_the_plain_parse(tmp_path, monkeypatch):
-    f = _write(tmp_path)
+    f, _ = _shared(tmp_path)
     parsed = parse_source(str(f), f.read_bytes(), ParseOptions())
     assert any("system-" in a for a in parsed.args)
     unaided = parse_source(str(f), f.read_bytes(), ParseOptions(), use_pch=False)
@@ -172,7 +199,7 @@ def test_a_parse_with_it_reads_like_the_plain_parse(tmp_path, monkeypatch):
 
 
 def test_not_used_where_the_file_could_read_something_else(tmp_path, monkeypatch):
-    f = _write(tmp_path)
+    f, _ = _shared(tmp_path)
     assert _get(f) is not None
     # the file's folder holds a file named like a header it read (searched before the system's)
     (tmp_path / "string.h").write_text("")
@@ -186,6 +213,7 @@ def test_not_used_where_the_file_could_read_something_else(tmp_path, monkeypatch
     # before them (here it even keeps <stdio.h> out); the output stays the plain parse's
     g = _write(tmp_path, helper=HELPER.replace("SYSPREFIX_TEST_HELPER_H", "_STDIO_H"), name="g.cu")
     assert _scan(g).guards == ["_STDIO_H"]
+    assert _scan(g).system == _scan(f).system  # the header is built: f uses it
     assert _get(g) is None
     with_it = _findings(g)
     monkeypatch.setattr(system_prefix, "ENABLED", False)
@@ -193,10 +221,9 @@ def test_not_used_where_the_file_could_read_something_else(tmp_path, monkeypatch
 
 
 def test_a_header_found_nowhere_ends_the_list_before_it(tmp_path):
-    f = _write(tmp_path, main="#include <cstdio>\n#include <no_such_header_anywhere.h>\n#include <vector>\n"
-                              "__global__ void sysprefix_m(int* p) { p[0] = 1; }\n", name="m.cu")
-    built = _get(f)
-    assert built is not None
+    f, built = _shared(tmp_path, main="#include <cstdio>\n#include <no_such_header_anywhere.h>\n"
+                                      "#include <vector>\n__global__ void sysprefix_m(int* p) { p[0] = 1; }\n",
+                       names=("m.cu", "n.cu"))
     manifest = json.loads(open(built.pch[:-4] + ".json").read())
     assert not [e for e in manifest["files"] if e[0].endswith("/vector")]
     parsed = parse_source(str(f), f.read_bytes(), ParseOptions())

@@ -59,7 +59,7 @@ from syncheck.frontend.clang_api import KEEP_GOING
 from syncheck.frontend.cuda_headers import libclang_version
 from syncheck.include_policy import current_guard
 
-SYSTEM_PREFIX_VERSION = "2"
+SYSTEM_PREFIX_VERSION = "3"
 # SYNCHECK_SYSTEM_PCH=0 turns it off (to measure what it saves; results are the same).
 ENABLED = os.environ.get("SYNCHECK_SYSTEM_PCH", "") != "0"
 MAX_SYSTEM_PCHS = 256
@@ -276,6 +276,11 @@ def system_prefix(path: str, source: bytes, args: list[str], allows,
     return _Scanner(path, args, allows, missing).run(path, source)
 
 
+def cache_dir() -> Path:
+    """Where the headers are kept: with the other precompiled headers."""
+    return precompiled.pch_dir()
+
+
 def key(args: list[str], system: list[str]) -> str:
     h = hashlib.sha256()
     h.update(f"system-pch {SYSTEM_PREFIX_VERSION}\0{libclang_version()}\0".encode())
@@ -308,15 +313,19 @@ def get(path: str, source: bytes, args: list[str], allows) -> SystemPrefix | Non
         return None
     # the plain parse searches the file's folder last among the -I folders
     scan_args = args + ["-I", os.path.dirname(os.path.abspath(path))]
-    missing: set[str] = set()
+    record = cache_dir() / f"system-{key(args, [])}.missing"
+    known = set(_read_missing(record))
+    missing = set(known)
     for _ in range(_MAX_MISSING):
         scan = system_prefix(path, source, scan_args, allows, frozenset(missing))
         if not scan.system:
             return None
-        entry, lacking = _choose(path, scan.system, args, allows)
+        # a list cut short stands for the longer one, which two files asked for
+        entry, lacking = _choose(path, scan.system, args, allows, asked=bool(missing - known))
         if lacking is None or lacking in missing:
             break
         missing.add(lacking)  # end the prefix before that header and look again
+        _write_missing(record, missing)
     else:
         return None
     if entry is None:
@@ -329,27 +338,29 @@ def get(path: str, source: bytes, args: list[str], allows) -> SystemPrefix | Non
     return prefix
 
 
-def _choose(path: str, system: list[str], args: list[str], allows):
+def _choose(path: str, system: list[str], args: list[str], allows, asked: bool = False):
     """(the header to parse with, or None; a header of the list found nowhere, or None).
 
-    The whole list's header when it is built; else the longest first part of the list
-    whose header is built (its other headers are then read in place, as the plain parse
-    does), and the whole list is built once a second file asks for it; with none built,
-    the whole list is built now (its first file pays for it)."""
-    cache = precompiled.pch_dir()
+    The whole list's header when it is built; else the longest first part of the list whose
+    header is built (its other headers are then read in place, as the plain parse does). The
+    whole list is built once a second file asks for it: building costs about two plain
+    parses of those headers and saves most of one in every file that uses it, so a list
+    only one file has is never built."""
+    cache = cache_dir()
     stems = [cache / f"system-{key(args, system[:count])}" for count in range(len(system), 0, -1)]
     entry = _usable(stems[0], allows)
     if entry is not None:
         return entry, None
+    # (a header there that is out of date was asked for twice before: rebuilt now)
+    if asked or stems[0].with_suffix(".pch").is_file() or _asked_by_another(stems[0], path):
+        built, lacking = _build_once(stems[0], system, args, allows)
+        if built is not None or lacking is not None:
+            return built, lacking
     for stem in stems[1:]:
         shorter = _usable(stem, allows)
         if shorter is not None:
-            if _asked_by_another(stems[0], path):
-                built, lacking = _build_once(stems[0], system, args, allows)
-                if built is not None or lacking is not None:
-                    return built, lacking
             return shorter, None
-    return _build_once(stems[0], system, args, allows)
+    return None, None
 
 
 def _asked_by_another(stem: Path, path: str) -> bool:
@@ -374,6 +385,23 @@ def _asked_by_another(stem: Path, path: str) -> bool:
 # prefix before it; at most this many are looked for per file.
 _MAX_MISSING = 4
 _MISSING = "missing header: "
+
+
+def _read_missing(record: Path) -> list[str]:
+    """The headers this configuration found nowhere (a later file need not try them)."""
+    try:
+        return record.read_text(encoding="utf-8").split()
+    except OSError:
+        return []
+
+
+def _write_missing(record: Path, names: set[str]) -> None:
+    tmp = record.with_name(f".{record.name}.{os.getpid()}")
+    try:
+        tmp.write_text("\n".join(sorted(names | set(_read_missing(record)))) + "\n", encoding="utf-8")
+        os.replace(tmp, record)
+    except OSError:
+        pass
 
 
 def _build_once(stem: Path, system: list[str], args: list[str], allows):
