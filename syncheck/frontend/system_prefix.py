@@ -308,9 +308,11 @@ def get(path: str, source: bytes, args: list[str], allows) -> SystemPrefix | Non
     """The precompiled system prefix to parse ``path`` with (``args``: its model-header
     arguments with the forced include, without its own folder); None: parse it otherwise.
     ``allows(file)``: may this parse read that file (the include policy)."""
-    _, forced = precompiled.split_forced_include(args)
+    base, forced = precompiled.split_forced_include(args)
     if forced is None or not ENABLED:
         return None
+    if any(a in ("-include", "-imacros", "-include-pch") for a in base):
+        return None  # another forced header would come before the precompiled ones
     # the plain parse searches the file's folder last among the -I folders
     scan_args = args + ["-I", os.path.dirname(os.path.abspath(path))]
     record = cache_dir() / f"system-{key(args, [])}.missing"
