@@ -153,15 +153,11 @@ class _Scanner:
     def _file(self, path: str, source: bytes) -> None:
         real = os.path.realpath(path)
         self.active.add(real)
-        lines = [line for line in _logical_lines(source)]
-        last = max((i for i, line in enumerate(lines) if line), default=-1)
+        lines = _logical_lines(source)  # read lazily: the scan stops at the first code line
         guard = None       # the include guard's macro, while its #ifndef is open
         guarded = False
         first_directive = True
-        i = 0
-        while i < len(lines):
-            line = lines[i]
-            i += 1
+        for line in lines:
             if not line:
                 continue
             m = _DIRECTIVE.fullmatch(line)
@@ -172,17 +168,14 @@ class _Scanner:
                 guarded = True
             elif word == b"ifndef" and first_directive and _NAME.fullmatch(rest):
                 # an include guard: #ifndef G, then #define G (nothing else) on the next line
-                j = i
-                while j < len(lines) and not lines[j]:
-                    j += 1
-                nxt = _DIRECTIVE.fullmatch(lines[j]) if j < len(lines) else None
-                if nxt is None or nxt.group(1) != b"define" or nxt.group(2).strip() != rest:
+                nxt = next((following for following in lines if following), b"")
+                defined = _DIRECTIVE.fullmatch(nxt)
+                if defined is None or defined.group(1) != b"define" or defined.group(2).strip() != rest:
                     raise _Stop
                 guard = rest.decode("ascii")
                 self.scan.guards.append(guard)
                 guarded = True
-                i = j + 1
-            elif word == b"endif" and guard is not None and i - 1 == last:
+            elif word == b"endif" and guard is not None and not any(lines):
                 guard = None  # the guard's own #endif, the file's last line
             elif word == b"include":
                 self._include(path, rest)
