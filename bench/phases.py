@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=0, help="also run the CLI pipeline with N workers")
     ap.add_argument("--slowest", type=int, default=5)
     ap.add_argument("--cold", action="store_true",
-                    help="first remove the precompiled include prefixes from the user cache")
+                    help="first remove the precompiled include and system prefixes from the user cache")
     args = ap.parse_args(argv)
     files = sorted(discover(args.paths, Report()), key=lambda p: os.path.realpath(p))
     files = [f for f in files if f.endswith((".cu", ".cuh"))]
@@ -144,8 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(files)} files; flags: {' '.join('-I ' + d for d in args.I)}; headers: {args.cuda_headers}; "
           f"{os.cpu_count()} cores", flush=True)
     if args.cold:
-        for stale in precompiled.pch_dir().glob("prefix-*"):
-            stale.unlink(missing_ok=True)
+        for pattern in ("prefix-*", "system-*", ".system-*"):
+            for stale in precompiled.pch_dir().glob(pattern):
+                stale.unlink(missing_ok=True)
     # warm the OS cache and libclang once, outside the measurements
     engine._prepare_for_workers(settings)
     # the CLI pipeline first: its workers fork from a process that holds no analysis yet

@@ -386,7 +386,11 @@ def _project_includes(parsed) -> list[str]:
     out = set()
     for name in parsed.included_files():
         # CUDA's own headers (model or real) are part of the cache key, not dependencies.
-        if name and not name.startswith(("/usr/",) + cuda_declaration_prefixes()):
+        # A system header can be named through a relative climb ("/../lib/gcc/x86_64-linux-gnu/
+        # 12/../../../../include/c++/12/cstdlib", which abspath would make a path that does not
+        # exist): where it really is decides.
+        if name and not name.startswith(("/usr/",) + cuda_declaration_prefixes()) \
+                and not os.path.realpath(name).startswith("/usr/"):
             out.add(os.path.abspath(name))
     return sorted(out)
 

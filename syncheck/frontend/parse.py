@@ -22,7 +22,7 @@ from pathlib import Path
 
 import clang.cindex as ci
 
-from syncheck.frontend import include_prefix, precompiled
+from syncheck.frontend import include_prefix, precompiled, system_prefix
 from syncheck.frontend.clang_api import KEEP_GOING
 from syncheck.include_policy import allowed_by_current, current_guard, guarded_parse, GuardedIndex
 from syncheck.frontend.cuda_headers import MODEL_DIR, STANDINS_DIR, RealHeaders
@@ -217,6 +217,9 @@ def parse_source(path: str, source: bytes, options: ParseOptions,
             parsed = _parse_with_prefix(path, source, text, args + ["-I", parent])
             if parsed is not None:
                 return parsed
+            parsed = _parse_with_system_prefix(path, source, text, args, parent)
+            if parsed is not None:
+                return parsed
         pch = precompiled.model_get(args, str(MODEL_DIR)) if use_pch else None
         if reuse and (pch is None or not precompiled.model_usable_for(path, pch)):
             # the language server without a precompiled model header: keep the translation
@@ -273,6 +276,31 @@ def _parse_with_prefix(path: str, source: bytes, text: str, args: list[str]) -> 
     if guard is not None and len(guard.refused) > refused_before:
         return None  # a header is refused: the plain parse reads an empty one in its place
     parsed = _classify(path, tu, source, "model", False, base + ["-include-pch", prefix.pch])
+    parsed.prefix_includes = prefix.files
+    return parsed
+
+
+def _parse_with_system_prefix(path: str, source: bytes, text: str, args: list[str],
+                              parent: str) -> ParsedFile | None:
+    """The parse with the precompiled system headers the file reads before its own code
+    (system_prefix.py); None when there are none or it cannot be used (then parse as usual)."""
+    prefix = system_prefix.get(path, source, args, allowed_by_current(args + ["-I", parent]))
+    if prefix is None:
+        return None
+    guard = current_guard()
+    refused_before = len(guard.refused) if guard is not None else 0
+    base, _ = precompiled.split_forced_include(args)
+    full = base + ["-include-pch", prefix.pch, "-I", parent]
+    try:
+        tu = _index().parse(path, args=full, unsaved_files=[(path, text)], options=KEEP_GOING)
+    except ci.TranslationUnitLoadError:
+        tu = None
+    if tu is None or precompiled.load_failed(tu):
+        system_prefix.discard(prefix)
+        return None
+    if guard is not None and len(guard.refused) > refused_before:
+        return None  # a header is refused: the plain parse reads an empty one in its place
+    parsed = _classify(path, tu, source, "model", False, full)
     parsed.prefix_includes = prefix.files
     return parsed
 
