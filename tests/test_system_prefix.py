@@ -11,7 +11,7 @@ import os
 import pytest
 
 from syncheck.engine import Settings, analyze_file
-from syncheck.frontend import include_prefix, precompiled, system_prefix
+from syncheck.frontend import include_prefix, system_prefix
 from syncheck.frontend.parse import MODEL_DIR, ParseOptions, parse_source
 from syncheck.ir.program import build_program
 
