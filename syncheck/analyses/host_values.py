@@ -76,6 +76,7 @@ class HostValues:
         self.params = {p.key for p in fn.params}
         self._memo: dict[str, set[str]] = {}
         self._following: set[str] = set()  # variables whose constant value is being found
+        self._within_function = False  # judging a branch: parameters are not followed to callers
         if fn.body is not None:
             self._collect(fn.body)
             self._drop_dead_branches(fn.body)
@@ -117,28 +118,37 @@ class HostValues:
         """Forget assignments in the arm of an `if` that a constant condition never takes: a
         clamp such as `int n = SIZE / 2; if (n < 1) n = 1;` (a macro instantiated with a
         constant SIZE) leaves n constant. The condition is judged from the definitions made
-        outside that `if` (its own arms would make it look variable)."""
+        outside that `if` (its own arms would make it look variable), within this function
+        (a parameter is not followed into the callers here: each caller's values would be
+        built for every `if`). Only an `if` whose arms define something is judged."""
+        defined = {id(d) for defs in self.defs.values() for d in defs}
+        defined |= {id(d) for fields in self.field_defs.values() for values in fields.values() for d in values}
+        if not defined:
+            return
         for node in body.walk():
             if node.kind != "IF_STMT" or len(node.children) not in (2, 3):
                 continue
             arms = node.children[1:]
-            inside = {id(n) for arm in arms for n in arm.walk()}
-            full = self.defs
-            self.defs = {k: [d for d in v if id(d) not in inside] for k, v in full.items()}
+            inside = {id(n) for arm in arms for n in arm.walk()} & defined
+            if not inside:
+                continue
+            full, self.defs = self.defs, {k: [d for d in v if id(d) not in inside] for k, v in self.defs.items()}
+            self._within_function = True
             try:
                 taken = self.constant(node.children[0])
             finally:
-                self.defs = full
+                self.defs, self._within_function = full, False
             if taken is None:
                 continue
             dead_arm = arms[0] if not taken else (arms[1] if len(arms) == 2 else None)
             if dead_arm is None:
                 continue
-            dead = {id(n) for n in dead_arm.walk()}
+            dead = {id(n) for n in dead_arm.walk()} & defined
             self.defs = {k: [d for d in v if id(d) not in dead] for k, v in self.defs.items()}
             for fields in self.field_defs.values():
                 for name, values in fields.items():
                     fields[name] = [d for d in values if id(d) not in dead]
+            defined -= dead
 
     def sources(self, expr: Node) -> set[str]:
         out: set[str] = set()
@@ -390,7 +400,7 @@ class HostValues:
     def _argument_constant(self, param_key: str) -> int | None:
         """A parameter's value when every call of this host function in the file passes the
         same constant (through up to three callers): `run(n_threads)` with n_threads = 256."""
-        if self.depth >= 3:
+        if self.depth >= 3 or self._within_function:
             return None
         index = next(i for i, p in enumerate(self.fn.params) if p.key == param_key)
         values = set()
