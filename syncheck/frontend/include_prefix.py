@@ -98,12 +98,7 @@ def prefix_key(args: list[str], includes: list[str]) -> str:
     h.update(f"prefix-pch {PREFIX_PCH_VERSION}\0{libclang_version()}\0".encode())
     h.update(b"\0".join(a.encode("utf-8", "surrogateescape") for a in args))
     h.update(b"\0prelude\0" + "\n".join(includes).encode("utf-8", "surrogateescape"))
-    folders = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-I", "-isystem", "-idirafter", "-iquote")]
-    for folder in folders:
-        try:
-            h.update(f"\0{folder}:{os.stat(folder).st_mtime_ns}".encode())
-        except OSError:
-            h.update(f"\0{folder}:missing".encode())
+    precompiled.stamp_search_folders(h, args, ("-I", "-isystem", "-idirafter", "-iquote"))
     return h.hexdigest()[:24]
 
 

@@ -253,13 +253,18 @@ def model_key(args: list[str], model_dir: str) -> str:
             except OSError:
                 continue
             h.update(f"\0{full}:{st.st_size}:{st.st_mtime_ns}".encode())
-    folders = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-I", "-isystem", "-idirafter")]
-    for folder in folders:
+    stamp_search_folders(h, args, ("-I", "-isystem", "-idirafter"))
+    return h.hexdigest()[:24]
+
+
+def stamp_search_folders(h, args: list[str], flags: tuple[str, ...]) -> None:
+    """Add to a key the modification stamps of the search folders ``args`` names with
+    ``flags`` (a header added to one of them can change what an include finds)."""
+    for folder in (args[i + 1] for i, a in enumerate(args[:-1]) if a in flags):
         try:
             h.update(f"\0{folder}:{os.stat(folder).st_mtime_ns}".encode())
         except OSError:
             h.update(f"\0{folder}:missing".encode())
-    return h.hexdigest()[:24]
 
 
 def split_forced_include(args: list[str]) -> tuple[list[str], str | None]:

@@ -279,12 +279,7 @@ def key(args: list[str], system: list[str]) -> str:
     h.update(f"system-pch {SYSTEM_PREFIX_VERSION}\0{libclang_version()}\0".encode())
     h.update(b"\0".join(a.encode("utf-8", "surrogateescape") for a in args))
     h.update(b"\0headers\0" + "\n".join(system).encode("utf-8", "surrogateescape"))
-    folders = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-I", "-isystem", "-idirafter", "-iquote")]
-    for folder in folders:
-        try:
-            h.update(f"\0{folder}:{os.stat(folder).st_mtime_ns}".encode())
-        except OSError:
-            h.update(f"\0{folder}:missing".encode())
+    precompiled.stamp_search_folders(h, args, ("-I", "-isystem", "-idirafter", "-iquote"))
     return h.hexdigest()[:24]
 
 
