@@ -163,7 +163,7 @@ def get(path: str, source: bytes, args: list[str], allows) -> Prefix | None:
         found = _usable(stem, main_real, allows)
         if found is not None:
             return found
-        if _asked_by_another(stem, main_real):
+        if asked_by_another(stem, main_real):
             wanted.append((stem, includes[:count]))
     for stem, chosen in wanted:  # the longest that builds (one with an error does not)
         if precompiled._still_failing(stem.with_suffix(".failed"), args):
@@ -194,7 +194,7 @@ def _usable(stem: Path, main_real: str, allows) -> Prefix | None:
     return Prefix(str(pch), tuple(listed))
 
 
-def _asked_by_another(stem: Path, main_real: str) -> bool:
+def asked_by_another(stem: Path, main_real: str) -> bool:
     """Has another file asked for this prefix? (Records this file as the first asker.)"""
     marker = stem.with_suffix(".asked")
     try:

@@ -76,9 +76,10 @@ def prelude_text() -> str:
 
 
 @functools.cache
-def _toolkit_names(include_dir: str) -> frozenset[str]:
+def folder_names(folder: str) -> frozenset[str]:
+    """The names in a folder (read once per process)."""
     try:
-        return frozenset(os.listdir(include_dir))
+        return frozenset(os.listdir(folder))
     except OSError:
         return frozenset()
 
@@ -89,7 +90,7 @@ def _folder_shadows(folder: str, include_dir: str) -> bool:
         names = set(os.listdir(folder))
     except OSError:
         return False
-    return bool(names & _toolkit_names(include_dir))
+    return bool(names & folder_names(include_dir))
 
 
 def usable_for(path: str, source: bytes, real: RealHeaders) -> bool:
@@ -357,12 +358,6 @@ def _read_names(pch: Path) -> frozenset[str] | None:
         return None
 
 
-@functools.cache
-def _folder_names(folder: str) -> frozenset[str]:
-    try:
-        return frozenset(os.listdir(folder))
-    except OSError:
-        return frozenset()
 
 
 def model_usable_for(path: str, pch: str) -> bool:
@@ -371,4 +366,4 @@ def model_usable_for(path: str, pch: str) -> bool:
     names = _model_names.get(pch)
     if names is None:
         return False
-    return not (_folder_names(os.path.dirname(os.path.abspath(path))) & names)
+    return not (folder_names(os.path.dirname(os.path.abspath(path))) & names)

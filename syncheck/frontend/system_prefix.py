@@ -45,7 +45,6 @@ one deviation, the same as for the precompiled model header's math headers.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
@@ -54,7 +53,7 @@ from pathlib import Path
 
 import clang.cindex as ci
 
-from syncheck.frontend import precompiled
+from syncheck.frontend import include_prefix, precompiled
 from syncheck.frontend.clang_api import KEEP_GOING
 from syncheck.frontend.cuda_headers import libclang_version
 from syncheck.include_policy import current_guard
@@ -342,7 +341,7 @@ def _choose(path: str, system: list[str], args: list[str], allows, asked: bool =
     if entry is not None:
         return entry, None
     # (a header there that is out of date was asked for twice before: rebuilt now)
-    if asked or stems[0].with_suffix(".pch").is_file() or _asked_by_another(stems[0], path):
+    if asked or stems[0].with_suffix(".pch").is_file() or include_prefix.asked_by_another(stems[0], os.path.realpath(path)):
         built, lacking = _build_once(stems[0], system, args, allows)
         if built is not None or lacking is not None:
             return built, lacking
@@ -351,24 +350,6 @@ def _choose(path: str, system: list[str], args: list[str], allows, asked: bool =
         if shorter is not None:
             return shorter, None
     return None, None
-
-
-def _asked_by_another(stem: Path, path: str) -> bool:
-    """Has another file asked for this list? (Records this file as the first asker.)"""
-    marker = stem.with_suffix(".asked")
-    me = os.path.realpath(path)
-    try:
-        first = marker.read_text(encoding="utf-8")
-    except OSError:
-        try:
-            marker.parent.mkdir(parents=True, exist_ok=True)
-            tmp = marker.with_name(f".{marker.name}.{os.getpid()}")
-            tmp.write_text(me, encoding="utf-8")
-            os.replace(tmp, marker)
-        except OSError:
-            pass
-        return False
-    return first != me
 
 
 # Headers of the list that are found nowhere (cufft.h without the library): each ends the
@@ -486,12 +467,7 @@ def _identity(path: str) -> list | None:
     return [st.st_size, st.st_mtime_ns]
 
 
-@functools.cache
-def _folder_names(folder: str) -> frozenset[str]:
-    try:
-        return frozenset(os.listdir(folder))
-    except OSError:
-        return frozenset()
+_folder_names = precompiled.folder_names  # the names in a folder, read once per process
 
 
 def _build(stem: Path, system: list[str], args: list[str]) -> None:
