@@ -546,17 +546,8 @@ class KernelAccesses:
                 # reads before the next use of the storage (CUB asks for a barrier there).
                 call, key, name = storage
                 before, after = _placeholder(call), _placeholder(call)
-                rest = Block(len(blocks), items=[after] + current.items[i + 1:], branch=current.branch,
-                             branch_stmt=current.branch_stmt, branch_kind=current.branch_kind)
-                blocks.append(rest)
-                self.contexts[rest.id] = _BlockContext(ctx.scope, ctx.guards, ctx.cond_level)
-                ctx.cond_level = None
-                for s in list(current.succs):
-                    _unlink(blocks, current.id, s)
-                    _link(blocks, rest.id, s)
-                current.items = current.items[:i] + [before, item]
-                current.branch = current.branch_stmt = None
-                current.branch_kind = ""
+                rest = self._split(blocks, current, ctx, current.items[:i] + [before, item],
+                                   [after] + current.items[i + 1:])
                 _link(blocks, current.id, rest.id)
                 for point, write in (((current.id, i), True), ((rest.id, 0), False)):
                     self._collective_accesses.append(Access(
@@ -571,17 +562,7 @@ class KernelAccesses:
                 i += 1
                 continue
             # The rest of the block moves to a new block after the calls.
-            rest = Block(len(blocks), items=current.items[i + 1:], branch=current.branch,
-                         branch_stmt=current.branch_stmt, branch_kind=current.branch_kind)
-            blocks.append(rest)
-            self.contexts[rest.id] = _BlockContext(ctx.scope, ctx.guards, ctx.cond_level)
-            ctx.cond_level = None
-            for s in list(current.succs):
-                _unlink(blocks, current.id, s)
-                _link(blocks, rest.id, s)
-            current.items = current.items[:i + 1]
-            current.branch = current.branch_stmt = None
-            current.branch_kind = ""
+            rest = self._split(blocks, current, ctx, current.items[:i + 1], current.items[i + 1:])
             tail = current.id
             for call, callee, sub_scope in calls:
                 self.expanded_calls.add(call.id)
@@ -590,6 +571,22 @@ class KernelAccesses:
                 tail = exit_
             _link(blocks, tail, rest.id)
             current, ctx, i = rest, self.contexts[rest.id], 0
+
+    def _split(self, blocks: list[Block], current: Block, ctx, head: list[Node], tail: list[Node]) -> Block:
+        """Keep ``head`` in ``current`` and move ``tail`` (with the branch and the successors)
+        to a new block, in the same context; the two are not linked yet."""
+        rest = Block(len(blocks), items=tail, branch=current.branch,
+                     branch_stmt=current.branch_stmt, branch_kind=current.branch_kind)
+        blocks.append(rest)
+        self.contexts[rest.id] = _BlockContext(ctx.scope, ctx.guards, ctx.cond_level)
+        ctx.cond_level = None
+        for s in list(current.succs):
+            _unlink(blocks, current.id, s)
+            _link(blocks, rest.id, s)
+        current.items = head
+        current.branch = current.branch_stmt = None
+        current.branch_kind = ""
+        return rest
 
     def _collective_storage(self, item: Node, scope: Scope):
         """(call, shared location, name) of a CUB block collective in the item whose object
