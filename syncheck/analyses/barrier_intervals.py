@@ -42,25 +42,33 @@ def _counter_test(cond: Node, step_of: str | None = None):
 
 def _counter_step(cfg: CFG, loop: "Loop", var: str) -> int | None:
     """The constant step of the loop's counter, when it is updated exactly once in the loop."""
-    steps = []
-    for b in loop.blocks:
-        for item in cfg.blocks[b].items:
-            for n in item.walk():
-                target = None
-                if n.kind == "UNARY_OPERATOR" and n.op in ("++", "post++") and n.children:
-                    target, step = strip_wrappers(n.children[0]), 1
-                elif n.kind == "COMPOUND_ASSIGNMENT_OPERATOR" and n.op == "+=" and len(n.children) == 2:
-                    rhs = strip_wrappers(n.children[1])
-                    target = strip_wrappers(n.children[0])
-                    step = rhs.value if rhs.kind == "INTEGER_LITERAL" and isinstance(rhs.value, int) else None
-                elif n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR", "UNARY_OPERATOR") and \
-                        n.op and (n.op.endswith("=") and n.op not in ("==", "!=", "<=", ">=") or "-" in n.op) \
-                        and n.children:
-                    target, step = strip_wrappers(n.children[0]), None
-                if target is not None and target.kind == "DECL_REF_EXPR" and target.decl is not None \
-                        and target.decl.key == var:
-                    steps.append(step)
+    steps = _updates(cfg, loop).get(var, [])
     return steps[0] if len(steps) == 1 else None
+
+
+def _updates(cfg: CFG, loop: "Loop") -> dict[str, list[int | None]]:
+    """variable -> the steps of its updates in the loop (None: not a constant increment)."""
+    return _updates_in([item for b in loop.blocks for item in cfg.blocks[b].items])
+
+
+def _updates_in(items: list[Node]) -> dict[str, list[int | None]]:
+    steps: dict[str, list[int | None]] = {}
+    for item in items:
+        for n in item.walk():
+            target = None
+            if n.kind == "UNARY_OPERATOR" and n.op in ("++", "post++") and n.children:
+                target, step = strip_wrappers(n.children[0]), 1
+            elif n.kind == "COMPOUND_ASSIGNMENT_OPERATOR" and n.op == "+=" and len(n.children) == 2:
+                rhs = strip_wrappers(n.children[1])
+                target = strip_wrappers(n.children[0])
+                step = rhs.value if rhs.kind == "INTEGER_LITERAL" and isinstance(rhs.value, int) else None
+            elif n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR", "UNARY_OPERATOR") and \
+                    n.op and (n.op.endswith("=") and n.op not in ("==", "!=", "<=", ">=") or "-" in n.op) \
+                    and n.children:
+                target, step = strip_wrappers(n.children[0]), None
+            if target is not None and target.kind == "DECL_REF_EXPR" and target.decl is not None:
+                steps.setdefault(target.decl.key, []).append(step)
+    return steps
 
 
 @dataclass(frozen=True, order=True)
@@ -96,6 +104,9 @@ class BarrierIntervals:
         # Branches that fail only on a loop's last iteration (`if (k + 1 < n)` in
         # `for (k = 0; k < n; ++k)`): past their false arm the thread leaves the loop.
         self.last_iteration_branches = self._last_iteration_branches()
+        # Branches that repeat their for loop's own test (`if (j < n)` in `for (j = 0; j < n;
+        # ++j)`, neither side written in the body): always true inside the body.
+        self.always_true_branches = self._always_true_branches()
         for loop in self.loops:
             loop.barrier_free_cycle = self._cycle_is_barrier_free(loop)
 
@@ -152,7 +163,7 @@ class BarrierIntervals:
             succs = block.succs
             if p.block in exiting and len(succs) == 2:
                 succs, exiting = [succs[1]], exiting - {p.block}  # the loop's last iteration ended
-            elif entering:
+            elif entering or p.block in self.always_true_branches:
                 succs = succs[:1]  # the first test of a loop that runs at least once
             header = self.last_iteration_branches.get(p.block)
             for n, s in enumerate(succs):
@@ -184,6 +195,33 @@ class BarrierIntervals:
                 test = _counter_test(blk.branch, step_of=var)
                 if test is not None and test == (var, op, bound, step):
                     out[b] = loop.header
+        return out
+
+    def _always_true_branches(self) -> set[int]:
+        out: set[int] = set()
+        for loop in self.loops:
+            header = self.cfg.blocks[loop.header]
+            stmt = header.branch_stmt
+            if header.branch_kind != "loop" or header.branch is None or stmt is None or stmt.kind != "FOR_STMT":
+                continue
+            counter = _counter_test(header.branch)
+            inc = stmt.child_by_role("inc")
+            if counter is None or inc is None:
+                continue
+            var = counter[0]
+            updates = _updates(self.cfg, loop)
+            if len(updates.get(var, [])) != len(_updates_in([inc]).get(var, [])):
+                continue  # the counter also changes inside the body
+            cond = strip_wrappers(header.branch)
+            bound_names = {n.decl.key for n in cond.children[1].walk()
+                           if n.kind == "DECL_REF_EXPR" and n.decl is not None}
+            if bound_names & set(updates) or any(n.kind == "CALL_EXPR" for n in cond.children[1].walk()):
+                continue  # a bound the body may change
+            for b in loop.blocks:
+                blk = self.cfg.blocks[b]
+                if b != loop.header and blk.branch_kind == "if" and blk.branch is not None \
+                        and len(blk.succs) == 2 and _counter_test(blk.branch) == counter:
+                    out.add(b)
         return out
 
     def uniform_choices(self, start: Point, uniform: Callable[[int], bool]) -> dict[int, frozenset]:

@@ -22,7 +22,7 @@ from syncheck.analyses.control_dependence import control_dependences
 from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level, join_all
 from syncheck.analyses.launch_shapes import LaunchShapes, ProjectLaunchShapes
 from syncheck.analyses.warp_idioms import Butterfly, butterfly
-from syncheck.ir.calls import call_args, group_kind, is_default_argument, parameter_types
+from syncheck.ir.calls import call_args, group_kind, is_default_argument, parameter_types, template_bindings
 from syncheck.ir.cfg import CFG, build_cfg
 from syncheck.ir.nodes import Node
 from syncheck.ir.program import Function, Program
@@ -57,6 +57,8 @@ class Site:
     arg_values: list[Value]
     controllers: tuple[Controller, ...]
     function: Function
+    # a generic callee's integral template arguments written at the call (key, value)
+    template_values: tuple[tuple[str, int], ...] = ()
 
     @property
     def level(self) -> Level:
@@ -168,7 +170,10 @@ class UniformityService:
 
     def analyze(self, fn: Function, param_values: tuple[Value, ...] | None = None,
                 shape: ShapeAssumption | None = None,
-                outer_env: dict[str, Value] | None = None) -> FunctionAnalysis:
+                outer_env: dict[str, Value] | None = None,
+                template_values: tuple[tuple[str, int], ...] = ()) -> FunctionAnalysis:
+        """``template_values``: for a template's generic body, the values of integral template
+        parameters a call wrote (`warp_sum<32>(v)` in another template's body)."""
         if param_values is None:
             param_values = tuple(
                 Value(Level.UNIFORM) for _ in fn.params)
@@ -176,7 +181,7 @@ class UniformityService:
         # Constants count: a helper called with another mask (or width) has other sites.
         key = (fn.key, tuple((v.level, v.const, v.lane_linear, v.aligned, v.group_size, v.lane_only)
                              for v in param_values),
-               shape)
+               shape, template_values)
         if outer_env is None and key in self._cache:
             return self._cache[key]
         if key in self._in_progress:
@@ -187,7 +192,7 @@ class UniformityService:
             return FunctionAnalysis(fn, self.cfg_of(fn)[0], param_values, ret=ret, out_level=out_level)
         self._in_progress.add(key)
         try:
-            result = self._analyze_to_fixpoint(fn, key, param_values, shape, outer_env)
+            result = self._analyze_to_fixpoint(fn, key, param_values, shape, outer_env, template_values)
         finally:
             self._in_progress.discard(key)
             self._recursion_guess.pop(key, None)
@@ -195,7 +200,7 @@ class UniformityService:
             self._cache[key] = result
         return result
 
-    def _analyze_to_fixpoint(self, fn, key, param_values, shape, outer_env) -> FunctionAnalysis:
+    def _analyze_to_fixpoint(self, fn, key, param_values, shape, outer_env, template_values) -> FunctionAnalysis:
         """Analyze a function; if it calls itself, again with the result as what the inner
         calls return, until that guess holds (from 'uniform' upwards: the least fixed point);
         a recursion that does not settle in a few rounds returns thread-dependent values.
@@ -203,7 +208,7 @@ class UniformityService:
         for round_ in range(_RECURSION_ROUNDS + 1):
             cached_before = set(self._cache)
             self._recursive_hits.discard(key)
-            result = _FunctionAnalyzer(self, fn, param_values, shape, outer_env).run()
+            result = _FunctionAnalyzer(self, fn, param_values, shape, outer_env, template_values).run()
             if key not in self._recursive_hits:
                 return result
             guess = self._recursion_guess.get(key, (UNIFORM, Level.UNIFORM))
@@ -275,7 +280,7 @@ class UniformityService:
             outer = analysis.call_envs.get(site.node.id)
             sub = self.analyze(callee, tuple(site.arg_values[:len(callee.params)]) +
                                tuple(UNIFORM for _ in callee.params[len(site.arg_values):]),
-                               shape=analysis.shape, outer_env=outer)
+                               shape=analysis.shape, outer_env=outer, template_values=site.template_values)
             yield from self._walk(sub, frames + (Frame(site, sub),), active | {callee.key}, budget)
 
 
@@ -352,7 +357,8 @@ def _is_pow2(v) -> bool:
 
 class _FunctionAnalyzer:
     def __init__(self, service: UniformityService, fn: Function, params: tuple[Value, ...],
-                 shape: ShapeAssumption, outer_env: dict[str, Value] | None):
+                 shape: ShapeAssumption, outer_env: dict[str, Value] | None,
+                 template_values: tuple[tuple[str, int], ...] = ()):
         self.service = service
         self.program = service.program
         self.fn = fn
@@ -360,6 +366,9 @@ class _FunctionAnalyzer:
         self.cfg, self.live, self.deps = service.cfg_of(fn)
         self.result = FunctionAnalysis(fn, self.cfg, params)
         self.initial: dict[str, Value] = dict(outer_env or {})
+        self.template_values = dict(template_values)
+        for name, value in template_values:
+            self.initial[name] = Value(const=value, aligned=value % 32 == 0)
         tied = service.block_dim_parameters(fn) if fn.kind == "kernel" else {}
         for p, v in zip(fn.params, params):
             if v.level > Level.UNIFORM and v.origin is None:
@@ -380,9 +389,14 @@ class _FunctionAnalyzer:
         for b in self.live:
             blk = self.cfg.blocks[b]
             if blk.branch_kind == "loop" and blk.branch_stmt is not None and len(blk.succs) == 2:
-                found = butterfly(blk.branch_stmt)
+                found = butterfly(blk.branch_stmt, self.template_values)
                 if found is not None:
                     self.butterflies[b] = found
+        # Elements of local arrays stored at an index the code names again (`acc[j] = r;
+        # ... acc[j]`): env key -> (array key, keys of the index's variables). The element
+        # keeps its own value until the array or those variables are assigned again.
+        self.elements: dict[str, tuple[str, frozenset[str]]] = {}
+        self.elements_of: dict[str, set[str]] = {}
         self.ret = UNIFORM
         self.returned = False
         self.out_level = Level.UNIFORM
@@ -437,7 +451,8 @@ class _FunctionAnalyzer:
                     # unless it is the block's shared memory (whose readers the race rules judge).
                     stored = {k for k in self.region_stores.get(a, ()) if k not in assigned
                               and not (pe.get(k) is not None and pe[k].block_shared)}
-                    for k in assigned | stored:
+                    elements = {k for k in pe if k in self.elements and self.elements[k][0] in assigned}
+                    for k in assigned | stored | elements:
                         v = pe.get(k)
                         if v is not None and v.level < cond_value.level:
                             why = (cond_value.origin or Origin(())).through(
@@ -447,6 +462,10 @@ class _FunctionAnalyzer:
             for k, v in pe.items():
                 old = env.get(k)
                 env[k] = v if old is None else old.join(v)
+        # An element's own value holds only where every path stored it.
+        for k in [k for k in env if k in self.elements]:
+            if any(outs.get(p) is not None and k not in outs[p] for p in self.cfg.blocks[b].preds):
+                del env[k]
         return env
 
     def _after_butterfly(self, header: int, reduction: Butterfly, env: dict[str, Value],
@@ -673,6 +692,8 @@ class _FunctionAnalyzer:
             value = self.env[key].join(value)
             value = replace(value, const=None, lane_linear=False, per_thread=None)
         self.env[key] = value
+        for element in self.elements_of.get(key, ()):
+            self.env.pop(element, None)
 
     def _e_RETURN_STMT(self, node):
         values = [self.eval(c) for c in node.children]
@@ -730,6 +751,8 @@ class _FunctionAnalyzer:
             return UNIFORM
         if st == "shared":
             return Value(Level.BLOCK, origin=Origin(((f"shared variable '{decl.name}'", node.line),)))
+        if st == "template" and decl.key in self.template_values:
+            return self.env.get(decl.key, UNIFORM)
         if decl.value is not None:
             return Value(const=decl.value, aligned=isinstance(decl.value, int) and decl.value % 32 == 0)
         return UNIFORM
@@ -777,10 +800,43 @@ class _FunctionAnalyzer:
             return self.eval(node.children[0]), None, "pointer"
         return self.eval(node), None, "unknown"
 
+    def _element(self, node: Node) -> str | None:
+        """The env key of `a[i]` for a local array `a` and an index made of variables,
+        constants and operators (no calls or assignments), else None."""
+        if node.kind != "ARRAY_SUBSCRIPT_EXPR" or len(node.children) != 2:
+            return None
+        base = node.children[0]
+        while base.kind in _CASTS and base.children:
+            base = base.children[-1]
+        if base.kind != "DECL_REF_EXPR" or base.decl is None or base.decl.storage != "local" \
+                or "[" not in base.decl.type:
+            return None
+        names = set()
+        for n in node.children[1].walk():
+            if n.kind == "DECL_REF_EXPR":
+                if n.decl is None or n.decl.storage not in ("local", "param") or "[" in n.decl.type:
+                    return None
+                names.add(n.decl.key)
+            elif n.kind == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--", "&", "*"):
+                return None
+            elif n.kind == "BINARY_OPERATOR" and n.op in _ASSIGN_OPS:
+                return None
+            elif n.kind not in _ELEMENT_INDEX_KINDS and n.kind not in _CASTS:
+                return None
+        key = f"{base.decl.key}[{self.program.text(node.children[1])}]"
+        if key not in self.elements:
+            self.elements[key] = (base.decl.key, frozenset(names))
+            for name in (base.decl.key, *names):
+                self.elements_of.setdefault(name, set()).add(key)
+        return key
+
     def _load(self, node: Node) -> Value:
         addr, var, mem = self._address(node)
         if var is not None:
-            content = self.env.get(var, UNIFORM)
+            element = self._element(node)
+            content = self.env.get(element) if element is not None else None
+            if content is None:
+                content = self.env.get(var, UNIFORM)
             return content.join(Value(addr.level, origin=addr.origin))
         if mem == "shared":
             # One block shares the cells: a block-uniform address gives every thread the same
@@ -818,7 +874,10 @@ class _FunctionAnalyzer:
         addr, var, mem = self._address(t)
         if var is not None:
             name = t.spelling or "array"
+            element = self._element(t)
             self._define(var, name, t.line, value.join(Value(addr.level, origin=addr.origin)), strong=False)
+            if element is not None:
+                self.env[element] = value.join(Value(addr.level, origin=addr.origin))
         elif mem == "param" or mem == "pointer":
             level, _ = self.ctrl_level()
             self.out_level = max(self.out_level, value.level, level)
@@ -1027,8 +1086,10 @@ class _FunctionAnalyzer:
             return Value(level, const=out.const if level == Level.UNIFORM else None,
                          origin=out.origin if level > Level.UNIFORM else None)
         callee = None if prim is not None else self.program.resolve_call(node.decl)
+        template_values: tuple[tuple[str, int], ...] = ()
         if callee is not None:
             arg_values = self._with_default_arguments(args, arg_values, callee)
+            template_values = self._written_template_values(node, callee)
         obj = None
         fields = None
         if node.children and node.children[0].kind == "MEMBER_REF_EXPR":
@@ -1043,7 +1104,7 @@ class _FunctionAnalyzer:
         if prim is not None or (callee is not None and callee.body is not None):
             if self.recording:
                 ctrls = self.block_ctrls + tuple(self.guards)
-                site = Site(node, prim, callee, args, arg_values, ctrls, self.fn)
+                site = Site(node, prim, callee, args, arg_values, ctrls, self.fn, template_values)
                 self.result.sites.append(site)
                 if callee is not None and callee.is_lambda:
                     self.result.call_envs[node.id] = dict(self.env)
@@ -1055,7 +1116,7 @@ class _FunctionAnalyzer:
             params = tuple(arg_values[:len(callee.params)]) + tuple(
                 UNIFORM for _ in callee.params[len(arg_values):])
             outer = dict(self.env) if callee.is_lambda else fields
-            sub = self.service.analyze(callee, params, outer_env=outer)
+            sub = self.service.analyze(callee, params, outer_env=outer, template_values=template_values)
             self._taint_out_args(args, Value(sub.out_level), callee)
             if obj is not None and sub.out_level > Level.UNIFORM and node.children[0].children \
                     and not callee.is_lambda:
@@ -1074,6 +1135,18 @@ class _FunctionAnalyzer:
         self._taint_out_args(args, out, None)
         return Value(out.level, None, False, False, out.origin,
                      from_activemask=out.from_activemask)
+
+    def _written_template_values(self, call: Node, callee: Function) -> tuple[tuple[str, int], ...]:
+        """A call of a template's generic body (from inside another template, where clang
+        made no instantiation) that writes its integral arguments: their values, by parameter."""
+        if not callee.is_template or not callee.template_params:
+            return ()
+        out = []
+        for key, (arg, _) in template_bindings(call, callee, None).items():
+            value = self.eval(arg).const
+            if isinstance(value, int) and not isinstance(value, bool):
+                out.append((key, value))
+        return tuple(out)
 
     def _constructed_fields(self, member: Node) -> dict[str, Value] | None:
         """The fields of an object built right there by a constructor call (a temporary:
@@ -1238,6 +1311,9 @@ class _FunctionAnalyzer:
         if prim.category == P.BLOCK_BARRIER:
             return UNIFORM
         return join_all(arg_values)
+
+
+_ELEMENT_INDEX_KINDS = ("INTEGER_LITERAL", "BINARY_OPERATOR", "UNARY_OPERATOR", "PAREN_EXPR")
 
 
 def _is_pointer_type(spelling: str) -> bool:

@@ -31,23 +31,24 @@ class Butterfly:
     width: int      # lanes combined: 2, 4, 8, 16 or 32
 
 
-def butterfly(loop: Node) -> Butterfly | None:
-    """The reduction a for-loop performs, when it is an xor butterfly over a full mask."""
+def butterfly(loop: Node, known: dict[str, int] | None = None) -> Butterfly | None:
+    """The reduction a for-loop performs, when it is an xor butterfly over a full mask.
+    ``known``: values of names the loop may use (a generic helper's template arguments)."""
     if loop.kind != "FOR_STMT":
         return None
     init, cond, inc, body = (loop.child_by_role(r) for r in ("init", "cond", "inc", "body"))
     if init is None or cond is None or inc is None or body is None:
         return None
-    counter, start = _counter_start(init)
+    counter, start = _counter_start(init, known)
     if counter is None or start is None:
         return None
-    steps = _steps(counter, start, cond, inc)
+    steps = _steps(counter, start, cond, inc, known)
     if steps is None:
         return None
     statement = _single_statement(body)
     if statement is None:
         return None
-    update = _update(statement, counter)
+    update = _update(statement, counter, known)
     if update is None:
         return None
     variable, width_arg = update
@@ -61,16 +62,16 @@ def butterfly(loop: Node) -> Butterfly | None:
     return Butterfly(variable, width)
 
 
-def _counter_start(init: Node) -> tuple[str | None, int | None]:
+def _counter_start(init: Node, known: dict[str, int] | None) -> tuple[str | None, int | None]:
     node = init
     if node.kind == "DECL_STMT" and len(node.children) == 1:
         node = node.children[0]
     if node.kind == "VAR_DECL" and node.decl is not None and node.children:
-        return node.decl.key, integer_constant(node.children[-1])
+        return node.decl.key, integer_constant(node.children[-1], known=known)
     if node.kind == "BINARY_OPERATOR" and node.op == "=" and len(node.children) == 2:
         target = strip_wrappers(node.children[0])
         if target.kind == "DECL_REF_EXPR" and target.decl is not None:
-            return target.decl.key, integer_constant(node.children[1])
+            return target.decl.key, integer_constant(node.children[1], known=known)
     return None, None
 
 
@@ -79,12 +80,12 @@ def _is_counter(node: Node, counter: str) -> bool:
     return node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.key == counter
 
 
-def _steps(counter: str, start: int, cond: Node, inc: Node) -> list[int] | None:
+def _steps(counter: str, start: int, cond: Node, inc: Node, known: dict[str, int] | None) -> list[int] | None:
     """The counter's values over the iterations (halving or doubling), or None."""
     cond = strip_wrappers(cond)
     if cond.kind != "BINARY_OPERATOR" or len(cond.children) != 2 or not _is_counter(cond.children[0], counter):
         return None
-    bound = integer_constant(cond.children[1])
+    bound = integer_constant(cond.children[1], known=known)
     if bound is None:
         return None
     tests = {">": lambda v: v > bound, ">=": lambda v: v >= bound, "<": lambda v: v < bound,
@@ -92,7 +93,7 @@ def _steps(counter: str, start: int, cond: Node, inc: Node) -> list[int] | None:
     test = tests.get(cond.op)
     if test is None:
         return None
-    step = _step(inc, counter)
+    step = _step(inc, counter, known)
     if step is None:
         return None
     values, value = [], start
@@ -102,13 +103,13 @@ def _steps(counter: str, start: int, cond: Node, inc: Node) -> list[int] | None:
     return values if values and not test(value) else None
 
 
-def _step(inc: Node, counter: str):
+def _step(inc: Node, counter: str, known: dict[str, int] | None):
     inc = strip_wrappers(inc)
     if inc.kind != "BINARY_OPERATOR" and inc.kind != "COMPOUND_ASSIGNMENT_OPERATOR":
         return None
     if len(inc.children) != 2 or not _is_counter(inc.children[0], counter):
         return None
-    amount = integer_constant(inc.children[1])
+    amount = integer_constant(inc.children[1], known=known)
     if (inc.op, amount) in ((">>=", 1), ("/=", 2)):
         return lambda v: v >> 1
     if (inc.op, amount) in (("<<=", 1), ("*=", 2)):
@@ -116,7 +117,7 @@ def _step(inc: Node, counter: str):
     if inc.op == "=":
         rhs = strip_wrappers(inc.children[1])
         if rhs.kind == "BINARY_OPERATOR" and len(rhs.children) == 2 and _is_counter(rhs.children[0], counter):
-            k = integer_constant(rhs.children[1])
+            k = integer_constant(rhs.children[1], known=known)
             if (rhs.op, k) in ((">>", 1), ("/", 2)):
                 return lambda v: v >> 1
             if (rhs.op, k) in (("<<", 1), ("*", 2)):
@@ -132,7 +133,7 @@ def _single_statement(body: Node) -> Node | None:
     return body
 
 
-def _update(statement: Node, counter: str) -> tuple[str, int | None] | None:
+def _update(statement: Node, counter: str, known: dict[str, int] | None) -> tuple[str, int | None] | None:
     """(accumulator, shuffle width or None) of `v = v op shfl(v)` / `v op= shfl(v)`."""
     node = strip_wrappers(statement)
     if node.kind not in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") or len(node.children) != 2:
@@ -162,12 +163,12 @@ def _update(statement: Node, counter: str) -> tuple[str, int | None] | None:
         return None
     # A defaulted argument (the width) is an empty expression: as if not written.
     args = [a for a in call_args(shuffle) if not (a.kind == "UNEXPOSED_EXPR" and not a.children)]
-    mask = integer_constant(args[0])
+    mask = integer_constant(args[0], known=known)
     if mask is None or mask & 0xFFFFFFFF != 0xFFFFFFFF:  # 0xffffffff, ~0u, -1
         return None
     if not _refers_to(strip_wrappers(args[1]), variable) or not _is_counter(args[2], counter):
         return None
-    width = integer_constant(args[3]) if len(args) > 3 else None
+    width = integer_constant(args[3], known=known) if len(args) > 3 else None
     if len(args) > 3 and width is None:
         return None
     return variable, width

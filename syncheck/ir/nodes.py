@@ -190,6 +190,44 @@ def asm_text(cursor: ci.Cursor) -> tuple[str, str]:
     return "".join(template), "\x1f".join(constraints)
 
 
+def _plain_type(t: ci.Type) -> str:
+    """A parameter or argument type without references and top-level qualifiers."""
+    if t.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
+        t = t.get_pointee()
+    return t.get_canonical().spelling.replace("const ", "").replace("volatile ", "").strip()
+
+
+def _argument_type(arg: ci.Cursor) -> str | None:
+    """An argument's plain type, when it is known in generic code: also an element of a local
+    array whose size is a template parameter (`acc[j]` of `float acc[N]`)."""
+    t = arg.type
+    if t.kind == ci.TypeKind.DEPENDENT and arg.kind == K.ARRAY_SUBSCRIPT_EXPR:
+        base = next(iter(arg.get_children()), None)
+        while base is not None and base.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+            base = next(iter(base.get_children()), None)
+        if base is None or base.type.kind != ci.TypeKind.DEPENDENTSIZEDARRAY:
+            return None
+        t = base.type.element_type
+    if t.kind in (ci.TypeKind.INVALID, ci.TypeKind.DEPENDENT, ci.TypeKind.UNEXPOSED):
+        return None
+    plain = _plain_type(t)
+    return plain if plain and "type-parameter" not in plain else None
+
+
+def _matching_overloads(candidates: list[ci.Cursor], args: list[ci.Cursor]) -> list[ci.Cursor]:
+    """The candidates taking exactly these arguments' types (none when an argument's type
+    is dependent or unknown)."""
+    arg_types = [_argument_type(a) for a in args]
+    if any(t is None for t in arg_types):
+        return []
+    out = []
+    for c in candidates:
+        params = [p for p in c.get_children() if p.kind == K.PARM_DECL]
+        if len(params) == len(args) and [_plain_type(p.type) for p in params] == arg_types:
+            out.append(c)
+    return out
+
+
 def _key(identity: ci.Cursor) -> str:
     """A declaration's identity: its USR, else where it is."""
     return identity.get_usr() or f"{identity.location.file}:{identity.location.line}:{identity.location.column}:{identity.spelling}"
@@ -411,9 +449,12 @@ class Lowerer:
         return node
 
     def _dependent_callee(self, call: ci.Cursor) -> Decl | None:
-        """The function a dependent call in an uninstantiated template names: the first of
-        its candidates (overloads share the name that rules and summaries go by)."""
-        stack = list(call.get_children())[:1]
+        """The function a dependent call in an uninstantiated template names: the one
+        candidate whose parameter types are the arguments' (`warp_sum<W>(float)` among its
+        int, float and half2 overloads), else the first (overloads share the name that rules
+        and summaries go by)."""
+        children = list(call.get_children())
+        stack = children[:1]
         for _ in range(4):
             if not stack:
                 return None
@@ -421,6 +462,10 @@ class Lowerer:
             if cur.kind == K.OVERLOADED_DECL_REF:
                 candidates = [c for c in clang_api.overloaded_decls(cur)
                               if c.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD)]
+                if len(candidates) > 1:
+                    matching = _matching_overloads(candidates, children[1:])
+                    if len(matching) == 1:
+                        return self.decl_of(matching[0])
                 return self.decl_of(candidates[0]) if candidates else None
             stack.extend(list(cur.get_children())[:1])
         return None
