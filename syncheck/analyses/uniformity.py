@@ -1042,7 +1042,7 @@ class _FunctionAnalyzer:
         if v.per_thread is not None and op in ("-", "!", "~", "+"):
             per_thread = PT.unary(op, v.per_thread, node.type)
         return Value(v.level, const, False, False, v.origin, per_thread=per_thread,
-                     from_activemask=v.from_activemask)
+                     from_activemask=v.from_activemask, lane_only=v.lane_only)
 
     def _e_CONDITIONAL_OPERATOR(self, node):
         if len(node.children) != 3:
@@ -1058,7 +1058,8 @@ class _FunctionAnalyzer:
         if c.const is not None:
             return va if c.const else vb
         if c.level > out.level:
-            out = Value(c.level, None, False, False, c.origin)
+            out = Value(c.level, None, False, False, c.origin,
+                        lane_only=c.level > Level.BLOCK and c.lane_like and out.lane_like)
         if c.per_thread is not None:
             pa = va.per_thread if va.per_thread is not None else va.const
             pb = vb.per_thread if vb.per_thread is not None else vb.const
@@ -1134,7 +1135,7 @@ class _FunctionAnalyzer:
             out = out.join(obj)
         self._taint_out_args(args, out, None)
         return Value(out.level, None, False, False, out.origin,
-                     from_activemask=out.from_activemask)
+                     from_activemask=out.from_activemask, lane_only=out.lane_only)
 
     def _written_template_values(self, call: Node, callee: Function) -> tuple[tuple[str, int], ...]:
         """A call of a template's generic body (from inside another template, where clang

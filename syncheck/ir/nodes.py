@@ -190,6 +190,26 @@ def asm_text(cursor: ci.Cursor) -> tuple[str, str]:
     return "".join(template), "\x1f".join(constraints)
 
 
+_ASSIGNMENT_OPERATORS = {f"operator{op}": op for op in
+                         ("=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=")}
+
+
+def _as_builtin_assignment(call: Node) -> Node:
+    """An assignment to a class-type object (`s[i] = h` of a `half`, a `float2`, a struct: the
+    copy-assignment operator, implicit or not) as the built-in assignment it performs, so that
+    every analysis sees the store (`target OP= value`). Calls of another shape stay calls."""
+    ch = call.children
+    if len(ch) != 3 or ch[1].decl is None or ch[1].decl.name != call.decl.name:
+        return call
+    op = _ASSIGNMENT_OPERATORS[call.decl.name]
+    call.kind = "BINARY_OPERATOR" if op == "=" else "COMPOUND_ASSIGNMENT_OPERATOR"
+    call.op = op
+    call.decl = None
+    call.spelling = ""
+    call.children = [ch[0], ch[2]]
+    return call
+
+
 def _plain_type(t: ci.Type) -> str:
     """A parameter or argument type without references and top-level qualifiers."""
     if t.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
@@ -429,6 +449,8 @@ class Lowerer:
             return literal
         if kind == K.LAMBDA_EXPR:
             self.lambdas.append(node)
+        if kind == K.CALL_EXPR and node.decl is not None and node.decl.name in _ASSIGNMENT_OPERATORS:
+            return _as_builtin_assignment(node)
         self._assign_roles(node, cursor)
         return node
 
