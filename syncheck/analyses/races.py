@@ -503,8 +503,12 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         # costly part and do not tell the two threads apart: decide again without them.
         # A decision that names a value each thread has for itself (a loop counter the
         # threads run out of step, `x < d`) does tell them apart and stays.
+        # A block-wide decision on a value the compared indices use (`e < E` beside
+        # `s[t * E + e]`: E >= 1) still bounds those indices, and stays as well.
         own = set(shared)
-        kept = [g for g, level in guards if level > Level.BLOCK or not _only_symbols(g, own)]
+        indexed = _symbols(same_element) & own
+        kept = [g for g, level in guards if level > Level.BLOCK or not _only_symbols(g, own)
+                or _symbols([g]) & indexed]
         if len(kept) < len(guards):
             verdict, solver = _decide(z3, facts + kept)
     if verdict == z3.unknown:
@@ -564,19 +568,22 @@ def _decide(z3, assertions: list):
 
 def _only_symbols(term, names: set[str]) -> bool:
     """Are all the free symbols of a z3 term among ``names`` (and the block shape)?"""
+    return all(name in names or name.startswith("blockDim.") for name in _symbols([term]))
+
+
+def _symbols(terms: list) -> set[str]:
+    """The names of the free symbols of some z3 terms."""
     z3 = z3_module()
-    seen, work = set(), [term]
+    seen, names, work = set(), set(), list(terms)
     while work:
         t = work.pop()
         if t.get_id() in seen:
             continue
         seen.add(t.get_id())
         if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            name = t.decl().name()
-            if name not in names and not name.startswith("blockDim."):
-                return False
+            names.add(t.decl().name())
         work.extend(t.children())
-    return True
+    return names
 
 
 def _flattened(values: list, acc: Access):
