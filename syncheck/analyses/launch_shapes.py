@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 
 from syncheck.analyses.host_values import PARAMETER, HostValues
-from syncheck.ir.nodes import Node, structural_key
+from syncheck.ir.nodes import Node, strip_wrappers, structural_key
 from syncheck.ir.program import Function, LaunchSite, Program
 
 
@@ -140,6 +140,22 @@ class LaunchShapes:
             common = found if common is None else {k: v for k, v in common.items() if found.get(k) == v}
         return common or {}
 
+    def argument_relations(self, kernel: Function) -> dict[str, tuple]:
+        """Kernel parameters every launch passes as the same expression of the launch's block
+        shape and the other arguments (`<<<grid, block>>>(..., block.x + 2 * r, r)`: the
+        parameter is blockDim.x + 2 * r), as relation trees, unless launches in other files
+        (whose arguments are not at hand) may pass others."""
+        launches = launches_of(self.program, kernel)
+        if not launches or not self.relations_complete(kernel):
+            return {}
+        common: dict[str, tuple] | None = None
+        for launch in launches:
+            found = _block_relative_arguments(self.program, launch, kernel)
+            common = found if common is None else {k: f for k, f in common.items() if found.get(k) == f}
+            if not common:
+                return {}
+        return common or {}
+
     def argument_facts(self, kernel: Function) -> tuple[tuple, ...]:
         """Facts on the kernel's parameters that every launch's host code has checked before
         launching (`GGML_ASSERT(n % 32 == 0)` then `<<<g, b>>>(x, n)`: n % 32 == 0), as
@@ -219,10 +235,52 @@ def block_dim_relations(program: Program, kernel: Function) -> dict[int, tuple]:
     return common or {}
 
 
+def _block_relative_arguments(program: Program, launch: LaunchSite, kernel: Function) -> dict[str, tuple]:
+    """Parameter key -> its argument at one `<<<grid, block>>>` launch as an expression that
+    names the block shape (`block.x` of the launch's own dim3 variable, unchanged in the
+    launching function) and maybe the other arguments and constants."""
+    from syncheck.analyses.host_facts import unchanged_variables
+    if launch.api != "<<<>>>" or len(launch.config) < 2 or len(launch.args) != len(kernel.params) \
+            or launch.host_function not in program.functions:
+        return {}
+    block = strip_wrappers(launch.config[1])
+    while block.kind == "CALL_EXPR" and block.decl is not None and block.decl.kind == "CONSTRUCTOR" \
+            and len(block.children) == 1 and "dim3" in block.children[0].type:
+        block = strip_wrappers(block.children[0])  # the copy the launch makes of a dim3
+    if block.kind != "DECL_REF_EXPR" or block.decl is None or "dim3" not in block.decl.type:
+        return {}
+    host = program.functions[launch.host_function]
+    if block.decl.key not in unchanged_variables(host, {l.node.id for l in program.launches}):
+        return {}
+    hv = HostValues(program, host)
+    out = {}
+    for i, (param, arg) in enumerate(zip(kernel.params, launch.args)):
+        others = {structural_key(a): p.key for j, (a, p) in enumerate(zip(launch.args, kernel.params)) if j != i}
+        form = _kernel_terms(arg, others, hv, block=block.decl.key)
+        if form is not None and _names_block(form):
+            out[param.key] = form
+    return out
+
+
+def _names_block(form: tuple) -> bool:
+    return form[0] == "block" or (form[0] in _OPERATORS and any(_names_block(f) for f in form[1:]))
+
+
+def _block_axis(expr: Node, block: str) -> int | None:
+    """The axis of `block.x` / `.y` / `.z` of the dim3 variable ``block``."""
+    if expr.kind != "MEMBER_REF_EXPR" or expr.spelling not in ("x", "y", "z") or not expr.children:
+        return None
+    base = strip_wrappers(expr.children[0])
+    if base.kind == "DECL_REF_EXPR" and base.decl is not None and base.decl.key == block:
+        return "xyz".index(expr.spelling)
+    return None
+
+
 def _kernel_terms(expr: Node, arguments: dict[tuple, str], hv: HostValues, depth: int = 0,
-                  constants_first: bool = False):
+                  constants_first: bool = False, block: str | None = None):
     """``constants_first``: a constant stays a constant even where a launch argument is
-    written alike (`n % 32 == 0` says nothing of a parameter the launch passes 0 for)."""
+    written alike (`n % 32 == 0` says nothing of a parameter the launch passes 0 for).
+    ``block``: the launch's dim3 variable, whose members are the block shape."""
     if depth > 8:
         return None
     if constants_first:
@@ -238,11 +296,14 @@ def _kernel_terms(expr: Node, arguments: dict[tuple, str], hv: HostValues, depth
     key = structural_key(expr)
     if key in arguments:
         return ("param", arguments[key])
+    axis = _block_axis(expr, block) if block is not None else None
+    if axis is not None:
+        return ("block", axis)
     value = hv.constant(expr)
     if value is not None:
         return ("const", value)
     if expr.kind == "BINARY_OPERATOR" and expr.op in _OPERATORS and len(expr.children) == 2:
-        left, right = (_kernel_terms(c, arguments, hv, depth + 1, constants_first) for c in expr.children)
+        left, right = (_kernel_terms(c, arguments, hv, depth + 1, constants_first, block) for c in expr.children)
         if left is not None and right is not None:
             return (expr.op, left, right)
     return None

@@ -16,7 +16,7 @@ from syncheck.analyses.levels import Level
 from syncheck.analyses.shared_memory import _SIZES, Access, KernelAccesses, _pointee
 from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, Encoder,
                                         NextIteration, NotEncodable, bitvector, count_decision,
-                                        parameter_facts, relation_term, smallest_example, z3_module)
+                                        parameter_facts, parameter_relations, relation_term, smallest_example, z3_module)
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers, structural_key
 from syncheck.ir.program import Function, Program
@@ -458,6 +458,20 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         for value, extent in zip(idx, acc.extents):
             if extent is not None:
                 solver.add(value >= 0, value < extent)
+    # An array that starts where the access counts from (no offset, one index) is not read
+    # below its start either; and an access every thread of the block makes at the same
+    # point (block-uniform guards, an index of the thread ids and block-wide values only) is
+    # in bounds for thread (0, 0, 0) as well: `s[(r + ty) * w + r + tx]` then needs r >= 0.
+    for idx, acc, enc in ((idx_a, a, e1), (idx_b, b, e2)):
+        if len(idx) != 1 or acc.offsets or acc.view is not None or acc.atomic \
+                or not _signed_integer(acc.indices[0][0].type):
+            continue  # an unsigned index below 0 is a huge one, in bounds of an unknown size
+        solver.add(idx[0] >= 0)
+        own = {str(t) for t in enc.tid}
+        if all(g.level <= Level.BLOCK for g in acc.guards) and _symbols(idx) <= own | set(shared) | {
+                "blockDim.x", "blockDim.y", "blockDim.z"}:
+            zero = z3.BitVecVal(0, idx[0].size())
+            solver.add(z3.substitute(idx[0], *[(t, zero) for t in enc.tid]) >= 0)
     # So do the other accesses of the same statement that the thread makes under the same
     # conditions: `buf[t - 256] += buf[t]` is made only by threads whose t fits buf, which
     # bounds the block shapes a pair can need.
@@ -478,6 +492,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         if key in shared:
             solver.add(shared[key] == value)  # what every launch passes for the parameter
     solver.add(*parameter_facts(e1, ka.argument_facts, ka.kernel))  # what the host checked
+    solver.add(*parameter_relations(e1, ka.argument_relations, ka.kernel))  # what it passed
     if ka.kernel.launch_bounds and not shape:
         solver.add(bx * by * bz <= ka.kernel.launch_bounds)
     elif ka.kernel.launch_bound_expr is not None and not shape:
@@ -569,6 +584,15 @@ def _decide(z3, assertions: list):
 def _only_symbols(term, names: set[str]) -> bool:
     """Are all the free symbols of a z3 term among ``names`` (and the block shape)?"""
     return all(name in names or name.startswith("blockDim.") for name in _symbols([term]))
+
+
+_SIGNED_INTEGERS = {"int", "signed", "signed int", "short", "short int", "long", "long int", "long long",
+                    "long long int", "signed char", "int8_t", "int16_t", "int32_t", "int64_t", "ptrdiff_t"}
+
+
+def _signed_integer(type_spelling: str) -> bool:
+    words = [w for w in type_spelling.split() if w not in ("const", "volatile")]
+    return " ".join(words) in _SIGNED_INTEGERS
 
 
 def _symbols(terms: list) -> set[str]:

@@ -452,6 +452,7 @@ class KernelAccesses:
         self.block_relations = service.launch_shapes.relations(kernel)
         self.argument_constants = service.launch_shapes.argument_constants(kernel)
         self.argument_facts = service.launch_shapes.argument_facts(kernel)
+        self.argument_relations = service.launch_shapes.argument_relations(kernel)
         self.unknown_barrier_calls = False
         self._known_parameters: dict[str, int] | None = None
         self._collective_accesses: list[Access] = []

@@ -555,6 +555,7 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
                 solver.add(shared[key] == value)  # what every launch passes for it
     if root.kind == "kernel":
         solver.add(*parameter_facts(e1, service.launch_shapes.argument_facts(root), root))
+        solver.add(*parameter_relations(e1, service.launch_shapes.argument_relations(root), root))
     from syncheck.analyses.preconditions import kernel_preconditions
     for fact, holds in kernel_preconditions(root) if root.kind == "kernel" else ():
         try:
@@ -662,6 +663,8 @@ def relation_term(enc: Encoder, form: tuple):
         return enc.sym(form[1], per_thread=False)
     if kind == "const":
         return constant_term(enc.z3, form[1]) if isinstance(form[1], int) else None
+    if kind == "block":
+        return enc.dims[form[1]]
     left, right = relation_term(enc, form[1]), relation_term(enc, form[2])
     if left is None or right is None:
         return None
@@ -678,6 +681,25 @@ def fact_term(enc: Encoder, fact: tuple):
         return None
     return {"==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b,
             ">": lambda: a > b, ">=": lambda: a >= b}[op]()
+
+
+def parameter_relations(enc: Encoder, relations: dict[str, tuple], kernel: Function) -> list:
+    """What every launch passes for some parameters in terms of the block shape and the other
+    arguments (launch_shapes.argument_relations), for parameters the encoder has met and the
+    kernel never assigns."""
+    from syncheck.analyses.preconditions import assigned_variables
+    if not relations:
+        return []
+    changed = assigned_variables(kernel)
+    out = []
+    for key, form in sorted(relations.items()):
+        names = _parameters_of(form) | {key}
+        if not names <= set(enc.shared) or names & changed:
+            continue
+        term = relation_term(enc, form)
+        if term is not None:
+            out.append(enc.sym(key, per_thread=False) == term)
+    return out
 
 
 def parameter_facts(enc: Encoder, facts: tuple, kernel: Function) -> list:
@@ -702,7 +724,7 @@ def parameter_facts(enc: Encoder, facts: tuple, kernel: Function) -> list:
 def _parameters_of(form: tuple) -> set[str]:
     if form[0] == "param":
         return {form[1]}
-    if form[0] == "const":
+    if form[0] in ("const", "block"):
         return set()
     return set().union(*(_parameters_of(f) for f in form[1:]))
 
