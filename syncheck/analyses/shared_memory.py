@@ -489,10 +489,10 @@ class KernelAccesses:
             # No launch fixes the shape: the loop runs once if it does for every shape the
             # race pairs are decided for (`d = blockDim.x / 2; d > 0` does for whole warps).
             return first_test_passes_for_all(loop, admitted_block_shapes(
-                self.uses_y, self.uses_z, self.kernel.launch_bounds))
+                self.uses_y, self.uses_z, self.kernel.launch_bounds), self.kernel.body)
         if self._known_parameters is None:
             self._known_parameters = known_parameters(self.kernel, shape)
-        return first_test_passes(loop, shape, self._known_parameters)
+        return first_test_passes(loop, shape, self._known_parameters, self.kernel.body)
 
     def _expanded_cfg(self, root: Scope) -> CFG:
         blocks: list[Block] = []
