@@ -7,6 +7,7 @@ argument (inlined here, parameters replaced by the caller's arguments) are colle
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from syncheck.analyses import primitives as P
@@ -1064,6 +1065,9 @@ class KernelAccesses:
 _PLACEHOLDER_IDS = iter(range(-1, -(1 << 62), -1))
 
 
+_CUB_CLASS_TYPE = re.compile(r"^cub::(?:\w+::)*Block\w+<")
+
+
 def _cub_storage_arguments(node: Node) -> set[int]:
     """Arguments a CUB class's constructor binds to a reference (`BlockReduce<T, N>(temp)`,
     `BlockScan<T, N> scan(temp);`): node ids of those bound to `&` parameters."""
@@ -1074,6 +1078,11 @@ def _cub_storage_arguments(node: Node) -> set[int]:
             return set()
         call = inits[-1]
     decl = call.decl
+    if decl is None and call.kind == "CALL_EXPR" and _CUB_CLASS_TYPE.match(call.type):
+        # Built in template code (`BR(tmp)`), the constructor unknown: CUB's block classes
+        # take their TempStorage by reference.
+        return {a.id for a in call.children if "TempStorage" in a.type} | (
+            {call.id} if call is not node else set())
     if decl is None or not decl.qualified.startswith("cub::"):
         return set()
     params = parameter_types(decl.type)
