@@ -134,6 +134,7 @@ class Encoder:
         # Comparisons of two values loaded from memory are free decisions of each thread
         # (the race check: some input takes them); otherwise they are not encodable.
         self.free_data_decisions = False
+        self._data_decisions: dict[tuple[int, int], object] = {}
 
     def sym(self, name: str, per_thread: bool):
         if per_thread:
@@ -495,7 +496,7 @@ class Encoder:
                 if self.free_data_decisions and all(self._loaded(c, scope) for c in n.children):
                     # Two values read from memory compared (a sort's compare-exchange):
                     # the input decides, so each thread may go either way.
-                    return z3.Bool(f"data decision {n.id}.{id(scope)}#{self.t}")
+                    return self._data_decision(n, scope)
                 a, b = (self.expr(c, scope, depth + 1) for c in n.children)
                 return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b,
                         "==": a == b, "!=": a != b}[op]
@@ -503,6 +504,16 @@ class Encoder:
             return z3.Not(self.cond(n.children[0], scope, depth + 1))
         return self.expr(n, scope, depth + 1) != 0
 
+
+    def _data_decision(self, node: Node, scope: Scope):
+        """This thread's free decision at a comparison (one per comparison and scope), named
+        in the order made so that the solver sees the same names on every run."""
+        key = (node.id, id(scope))
+        decision = self._data_decisions.get(key)
+        if decision is None:
+            decision = self._data_decisions[key] = self.z3.Bool(
+                f"data decision {len(self._data_decisions)} at {node.id}#{self.t}")
+        return decision
 
     def _loaded(self, node: Node, scope: Scope, depth: int = 0) -> bool:
         """Is the value read from memory (a subscript or dereference, or a local defined
