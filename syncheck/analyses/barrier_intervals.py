@@ -287,21 +287,26 @@ class BarrierIntervals:
         return [Loop(h, frozenset(b)) for h, b in loops.items()]
 
     def _cycle_is_barrier_free(self, loop: Loop) -> bool:
-        """Can a thread go once around the loop without meeting a barrier?"""
-        seen: set[int] = set()
-        work = [loop.header]
+        """Can a thread go once around the loop without meeting a barrier? An inner loop
+        that runs at least once is entered, not skipped, when reached from outside it."""
+        seen: set[tuple[int, bool]] = set()
+        work = [(loop.header, False)]
         while work:
-            b = work.pop()
-            if b in seen:
+            b, entering = work.pop()
+            if (b, entering) in seen:
                 continue
-            seen.add(b)
+            seen.add((b, entering))
             if any((b, i) in self.barrier_items for i in range(len(self.cfg.blocks[b].items))):
                 continue
-            for s in self.cfg.blocks[b].succs:
+            succs = self.cfg.blocks[b].succs
+            if entering:
+                succs = succs[:1]  # the first test of a loop that runs at least once
+            for s in succs:
                 if s == loop.header:
                     return True
                 if s in loop.blocks:
-                    work.append(s)
+                    inner = self.entered.get(s)
+                    work.append((s, inner is not None and inner is not loop and b not in inner.blocks))
         return False
 
 
@@ -316,38 +321,143 @@ def admitted_block_shapes(uses_y: bool, uses_z: bool, launch_bounds: int | None 
     return [(x, y, z) for x in xs for y in ys for z in zs if x * y * z <= limit]
 
 
-def first_test_passes_for_all(loop: Node, shapes) -> bool:
+def first_test_passes_for_all(loop: Node, shapes, body: Node | None = None) -> bool:
     """Does the loop's first test pass for every one of these block shapes?"""
-    return bool(shapes) and all(first_test_passes(loop, shape) for shape in shapes)
+    return bool(shapes) and all(first_test_passes(loop, shape, body=body) for shape in shapes)
 
 
 def first_test_passes(loop: Node, block_dim: tuple[int, int, int] | None,
-                      known: dict[str, int] | None = None) -> bool:
+                      known: dict[str, int] | None = None, body: Node | None = None) -> bool:
     """Does `for (v = init; v OP bound; ...)` enter its body, with init and bound constants
     (literals, template arguments, the block shape when it is known, parameters the kernel's
-    preconditions pin: ``known``)?"""
-    if loop.kind != "FOR_STMT":
+    preconditions pin: ``known``)? With the function's ``body``, init may also grow with the
+    counters of the loops around this one (`j = k >> 1` inside `for (k = 2; k <= n; k <<= 1)`):
+    the test must then pass over the whole range those counters take."""
+    header = _counter_loop(loop, block_dim, known)
+    if header is None:
         return False
+    _, start_node, op, bound = header
+    start = integer_constant(start_node, block_dim, known)
+    if start is not None:
+        return _TESTS[op](start, bound)
+    if body is None or op not in ("<", "<=", ">", ">="):
+        return False
+    ranges = _enclosing_counter_ranges(body, loop, block_dim, known)
+    low = _monotone_value(start_node, ranges, 0, block_dim, known)
+    high = _monotone_value(start_node, ranges, 1, block_dim, known)
+    if low is None or high is None:
+        return False
+    return _TESTS[op](low if op in (">", ">=") else high, bound)
+
+
+_TESTS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+          ">=": lambda a, b: a >= b, "!=": lambda a, b: a != b}
+
+
+def _counter_loop(loop: Node, block_dim, known) -> tuple[str, Node, str, int] | None:
+    """(counter, its initial value, test operator, constant bound) of `for (v = init; v OP
+    bound; ...)`."""
+    if loop.kind != "FOR_STMT":
+        return None
     init, cond = loop.child_by_role("init"), loop.child_by_role("cond")
     if init is None or cond is None:
-        return False
+        return None
     node = init.children[0] if init.kind == "DECL_STMT" and len(init.children) == 1 else init
     if node.kind == "VAR_DECL" and node.decl is not None and node.children:
-        var, start = node.decl.key, integer_constant(node.children[-1], block_dim, known)
+        var, start = node.decl.key, node.children[-1]
     elif node.kind == "BINARY_OPERATOR" and node.op == "=" and len(node.children) == 2 and \
             strip_wrappers(node.children[0]).kind == "DECL_REF_EXPR" and strip_wrappers(node.children[0]).decl:
-        var, start = strip_wrappers(node.children[0]).decl.key, integer_constant(node.children[1], block_dim, known)
+        var, start = strip_wrappers(node.children[0]).decl.key, node.children[1]
     else:
-        return False
+        return None
     cond = strip_wrappers(cond)
     while cond.kind == "BINARY_OPERATOR" and cond.op == "," and len(cond.children) == 2:
         cond = strip_wrappers(cond.children[1])  # `check, v < bound`: the last operand decides
-    if start is None or cond.kind != "BINARY_OPERATOR" or len(cond.children) != 2:
-        return False
+    if cond.kind != "BINARY_OPERATOR" or len(cond.children) != 2 or cond.op not in _TESTS:
+        return None
     left = strip_wrappers(cond.children[0])
     if left.kind != "DECL_REF_EXPR" or left.decl is None or left.decl.key != var:
-        return False
+        return None
     bound = integer_constant(cond.children[1], block_dim, known)
-    tests = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-             ">=": lambda a, b: a >= b, "!=": lambda a, b: a != b}
-    return bound is not None and cond.op in tests and tests[cond.op](start, bound)
+    return None if bound is None else (var, start, cond.op, bound)
+
+
+def _enclosing_counter_ranges(body: Node, loop: Node, block_dim, known) -> dict[str, tuple[int, int]]:
+    """Counters of the for loops around ``loop`` that only their increment moves, each with
+    the (lowest, highest) value it has inside its loop's body."""
+    path: list[Node] = []
+
+    def find(node: Node) -> bool:
+        if node is loop:
+            return True
+        for c in node.children:
+            if find(c):
+                if node.kind == "FOR_STMT" and c.role == "body":
+                    path.append(node)
+                return True
+        return False
+
+    if not find(body):
+        return {}
+    ranges: dict[str, tuple[int, int]] = {}
+    for outer in path:
+        header = _counter_loop(outer, block_dim, known)
+        inc = outer.child_by_role("inc")
+        if header is None or inc is None:
+            continue
+        var, start_node, op, bound = header
+        start = integer_constant(start_node, block_dim, known)
+        direction = _monotone_step(inc, var)
+        updates = _updates_in([c for c in outer.children if c.role in ("body", "cond")]).get(var, [])
+        if start is None or direction is None or updates or bound.bit_length() > 30:
+            continue  # (a bound far from the word size: doubling up to it cannot wrap)
+        if direction > 0 and op in ("<", "<="):
+            high = bound - 1 if op == "<" else bound
+            if start <= high:
+                ranges[var] = (start, high)
+        elif direction < 0 and op in (">", ">=") and start >= 0:
+            low = bound + 1 if op == ">" else bound
+            if low <= start:
+                ranges[var] = (low, start)
+    return ranges
+
+
+def _monotone_step(inc: Node, var: str) -> int | None:
+    """+1 when the increment moves the counter up (`k++`, `k += 2`, `k <<= 1`, `k *= 2`), -1
+    when down (`k--`, `k -= 2`, `k >>= 1`, `k /= 2`), by a positive constant; else None."""
+    inc = strip_wrappers(inc)
+    if inc.kind == "UNARY_OPERATOR" and inc.op in ("++", "post++", "--", "post--") and inc.children:
+        target, direction = strip_wrappers(inc.children[0]), 1 if "+" in inc.op else -1
+    elif inc.kind == "COMPOUND_ASSIGNMENT_OPERATOR" and len(inc.children) == 2:
+        step = integer_constant(inc.children[1])
+        ups, downs = {"+=": 1, "<<=": 1, "*=": 2}, {"-=": 1, ">>=": 1, "/=": 2}
+        least = ups.get(inc.op, downs.get(inc.op))
+        if step is None or least is None or step < least:
+            return None
+        target, direction = strip_wrappers(inc.children[0]), 1 if inc.op in ups else -1
+    else:
+        return None
+    if target.kind != "DECL_REF_EXPR" or target.decl is None or target.decl.key != var:
+        return None
+    return direction
+
+
+def _monotone_value(node: Node, ranges: dict[str, tuple[int, int]], end: int, block_dim, known) -> int | None:
+    """The value of an expression that never decreases as the ranged counters grow, at their
+    lowest (end 0) or highest (end 1) values; None for other expressions."""
+    node = strip_wrappers(node)
+    if node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.key in ranges:
+        return ranges[node.decl.key][end]
+    if node.kind == "BINARY_OPERATOR" and len(node.children) == 2 and node.op in ("+", "*", ">>", "<<", "/"):
+        left = _monotone_value(node.children[0], ranges, end, block_dim, known)
+        if node.op in (">>", "<<", "/"):
+            right = integer_constant(node.children[1], block_dim, known)
+            if left is None or right is None or left < 0 or right < (1 if node.op == "/" else 0) or right > 30:
+                return None
+            return {">>": left >> right, "<<": left << right, "/": left // right}[node.op]
+        right = _monotone_value(node.children[1], ranges, end, block_dim, known)
+        if left is None or right is None or left < 0 or right < 0:
+            return None
+        return left + right if node.op == "+" else left * right
+    value = integer_constant(node, block_dim, known)
+    return value if value is not None and value >= 0 else None

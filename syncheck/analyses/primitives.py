@@ -99,7 +99,7 @@ def classify(call: Node) -> Primitive | None:
     if decl is not None and not decl.in_model and not decl.qualified.startswith("cooperative_groups"):
         if decl.name != "__syncthreads":  # a clang builtin, declared nowhere
             return None
-    collective = _cub_block_collective(decl)
+    collective = _cub_block_collective(decl) if decl is not None else _cub_dependent_collective(call, name)
     if collective is not None:
         return Primitive(collective, BLOCK_BARRIER, "block")
     obj = member_object(call)
@@ -138,7 +138,7 @@ def classify(call: Node) -> Primitive | None:
 # a barrier the whole block reaches. Their instantiation's USR names the block shape.
 _CUB_BLOCK_COLLECTIVES = {"BlockScan": {"InclusiveSum", "ExclusiveSum", "InclusiveScan", "ExclusiveScan"},
                           "BlockReduce": {"Reduce", "Sum"}}
-_CUB_INSTANCE = re.compile(r"@S@(BlockScan|BlockReduce)>#.*?@F@(\w+)#")
+_CUB_INSTANCE = re.compile(r"@S@(BlockScan|BlockReduce)>#.*?@F@(\w+)[#<]")
 
 
 def _cub_block_collective(decl) -> str | None:
@@ -153,6 +153,42 @@ def _cub_block_collective(decl) -> str | None:
     if len(dims) < 3 or dims[0] * dims[1] * dims[2] <= 32:
         return None
     return f"cub::{m.group(1)}::{m.group(2)}()"
+
+
+_CUB_CLASS = re.compile(r"^cub::(?:\w+::)*(BlockScan|BlockReduce)<(.*)>$")
+
+
+def _cub_dependent_collective(call: Node, method: str) -> str | None:
+    """The same for a call in template code that names no function (`BR(tmp).Sum(x)`, `BR`
+    a dependent `cub::BlockReduce<T, BLOCK>`), known by the class of the object it is made
+    on. A block size that is a template parameter counts as more than one warp: CUB's
+    contract (the whole block calls it, a barrier before the storage is reused) holds for
+    every size."""
+    obj = member_object(call)
+    if obj is None:
+        return None
+    m = _CUB_CLASS.match(obj.type.replace("const ", "").strip())
+    if m is None or method not in _CUB_BLOCK_COLLECTIVES[m.group(1)]:
+        return None
+    # template arguments: T, BLOCK_DIM_X, ALGORITHM, BLOCK_DIM_Y, BLOCK_DIM_Z, ...
+    arguments = _template_arguments(m.group(2))
+    dims = [arguments[i] if i < len(arguments) else "1" for i in (1, 3, 4)]
+    if all(d.isdigit() for d in dims) and int(dims[0]) * int(dims[1]) * int(dims[2]) <= 32:
+        return None
+    return f"cub::{m.group(1)}::{method}()"
+
+
+def _template_arguments(text: str) -> list[str]:
+    """'T, 256, Pair<int, 2>' -> ['T', '256', 'Pair<int, 2>']."""
+    out, depth, current = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            out.append(current.strip())
+            current = ""
+            continue
+        depth += {"<": 1, "(": 1, ">": -1, ")": -1}.get(ch, 0)
+        current += ch
+    return out + [current.strip()]
 
 
 def _classify_member(call: Node, method: str, obj: Node) -> Primitive | None:

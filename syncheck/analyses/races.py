@@ -383,6 +383,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     e2 = Encoder(2, shared, _varying_loop_vars(ka, b, intervals), dims, ka.program,
                   later if relation == "first" else None)
     e1.last_iterations, e2.last_iterations = last
+    e1.free_data_decisions = e2.free_data_decisions = True
     solver = z3.Solver()
     solver.set("rlimit", RESOURCE_LIMIT)
     try:

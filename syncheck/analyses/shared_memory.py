@@ -7,6 +7,7 @@ argument (inlined here, parameters replaced by the caller's arguments) are colle
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from syncheck.analyses import primitives as P
@@ -490,10 +491,10 @@ class KernelAccesses:
             # No launch fixes the shape: the loop runs once if it does for every shape the
             # race pairs are decided for (`d = blockDim.x / 2; d > 0` does for whole warps).
             return first_test_passes_for_all(loop, admitted_block_shapes(
-                self.uses_y, self.uses_z, self.kernel.launch_bounds))
+                self.uses_y, self.uses_z, self.kernel.launch_bounds), self.kernel.body)
         if self._known_parameters is None:
             self._known_parameters = known_parameters(self.kernel, shape)
-        return first_test_passes(loop, shape, self._known_parameters)
+        return first_test_passes(loop, shape, self._known_parameters, self.kernel.body)
 
     def _expanded_cfg(self, root: Scope) -> CFG:
         blocks: list[Block] = []
@@ -1065,6 +1066,9 @@ class KernelAccesses:
 _PLACEHOLDER_IDS = iter(range(-1, -(1 << 62), -1))
 
 
+_CUB_CLASS_TYPE = re.compile(r"^cub::(?:\w+::)*Block\w+<")
+
+
 def _cub_storage_arguments(node: Node) -> set[int]:
     """Arguments a CUB class's constructor binds to a reference (`BlockReduce<T, N>(temp)`,
     `BlockScan<T, N> scan(temp);`): node ids of those bound to `&` parameters."""
@@ -1075,6 +1079,11 @@ def _cub_storage_arguments(node: Node) -> set[int]:
             return set()
         call = inits[-1]
     decl = call.decl
+    if decl is None and call.kind == "CALL_EXPR" and _CUB_CLASS_TYPE.match(call.type):
+        # Built in template code (`BR(tmp)`), the constructor unknown: CUB's block classes
+        # take their TempStorage by reference.
+        return {a.id for a in call.children if "TempStorage" in a.type} | (
+            {call.id} if call is not node else set())
     if decl is None or not decl.qualified.startswith("cub::"):
         return set()
     params = parameter_types(decl.type)

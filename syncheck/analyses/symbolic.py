@@ -97,6 +97,11 @@ def count_decision(what: str) -> None:
     PAIR_COUNTS[what] = PAIR_COUNTS.get(what, 0) + 1
 
 
+# Symbols whose values the encoding constrains exactly: iteration and trip counts of loops
+# (bounded by their tests) and the block shape.
+_EXACT_SYMBOLS = ("iter:", "trip:", "blockDim.")
+
+
 class NotEncodable(Exception):
     """An expression the encoder cannot represent."""
 
@@ -126,6 +131,10 @@ class Encoder:
         self.counter_override: dict[str, object] = {}
         # Loops (statement ids) this thread is in the last iteration of.
         self.last_iterations: set[int] = set()
+        # Comparisons of two values loaded from memory are free decisions of each thread
+        # (the race check: some input takes them); otherwise they are not encodable.
+        self.free_data_decisions = False
+        self._data_decisions: dict[tuple[int, int], object] = {}
 
     def sym(self, name: str, per_thread: bool):
         if per_thread:
@@ -361,6 +370,14 @@ class Encoder:
         op = update.op[:-1]
         if op in ("+", "-", "*"):
             return {"+": now + rhs, "-": now - rhs, "*": now * rhs}[op]
+        if op in ("/", "<<", ">>") and self.z3.is_bv_value(self.z3.simplify(rhs)):
+            # a halving or doubling counter (`j >>= 1`, `s /= 2`, `k <<= 1`)
+            if op == "<<":
+                return now << rhs
+            unsigned = _is_unsigned(ref.type)
+            if op == "/":
+                return self.z3.UDiv(now, rhs) if unsigned else now / rhs
+            return self.z3.LShR(now, rhs) if unsigned else now >> rhs
         raise NotEncodable()
 
     def _binary(self, node: Node, scope: Scope, depth: int):
@@ -384,13 +401,31 @@ class Encoder:
             return z3.SRem(a, b)  # C's remainder keeps the dividend's sign
         if op in ("&", "|", "^", "<<", ">>"):
             # Bit tricks on run-time values (masks from parameters) would let the solver pick
-            # values the program never has: only constant right operands are modeled.
-            if not z3.is_bv_value(z3.simplify(b)) and not (self.thread_shifts and op in ("<<", ">>")):
+            # values the program never has: only right operands the encoding pins down are
+            # modeled (constants; a halving or doubling loop counter, `tid ^ j` in a bitonic
+            # step, is a constant shifted by the iteration count).
+            if not self._exact(b) and not (self.thread_shifts and op in ("<<", ">>")):
                 raise NotEncodable()
             if op == ">>" and _is_unsigned(node.type):
                 return z3.LShR(a, b)  # `0xffffffff >> n` shifts zeros in: a mask, not -1
             return {"&": a & b, "|": a | b, "^": a ^ b, "<<": a << b, ">>": a >> b}[op]
         raise NotEncodable()
+
+    def _exact(self, term) -> bool:
+        """Is the term a function of constants, the block shape and loop iteration counts
+        alone (no parameter or unknown the solver could choose freely)?"""
+        z3 = self.z3
+        seen, work = set(), [z3.simplify(term)]
+        while work:
+            t = work.pop()
+            if t.get_id() in seen:
+                continue
+            seen.add(t.get_id())
+            if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED \
+                    and not t.decl().name().startswith(_EXACT_SYMBOLS):
+                return False
+            work.extend(t.children())
+        return True
 
     def _call(self, node: Node, scope: Scope, depth: int):
         z3 = self.z3
@@ -458,12 +493,40 @@ class Encoder:
                 a, b = (self.cond(c, scope, depth + 1) for c in n.children)
                 return z3.And(a, b) if op == "&&" else z3.Or(a, b)
             if op in ("<", "<=", ">", ">=", "==", "!="):
+                if self.free_data_decisions and all(self._loaded(c, scope) for c in n.children):
+                    # Two values read from memory compared (a sort's compare-exchange):
+                    # the input decides, so each thread may go either way.
+                    return self._data_decision(n, scope)
                 a, b = (self.expr(c, scope, depth + 1) for c in n.children)
                 return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b,
                         "==": a == b, "!=": a != b}[op]
         if n.kind == "UNARY_OPERATOR" and n.op == "!" and n.children:
             return z3.Not(self.cond(n.children[0], scope, depth + 1))
         return self.expr(n, scope, depth + 1) != 0
+
+
+    def _data_decision(self, node: Node, scope: Scope):
+        """This thread's free decision at a comparison (one per comparison and scope), named
+        in the order made so that the solver sees the same names on every run."""
+        key = (node.id, id(scope))
+        decision = self._data_decisions.get(key)
+        if decision is None:
+            decision = self._data_decisions[key] = self.z3.Bool(
+                f"data decision {len(self._data_decisions)} at {node.id}#{self.t}")
+        return decision
+
+    def _loaded(self, node: Node, scope: Scope, depth: int = 0) -> bool:
+        """Is the value read from memory (a subscript or dereference, or a local defined
+        once as one), with nothing else in it?"""
+        n = _strip(node)
+        while n.kind == "PAREN_EXPR" and n.children:
+            n = _strip(n.children[-1])
+        if n.kind == "ARRAY_SUBSCRIPT_EXPR" or (n.kind == "UNARY_OPERATOR" and n.op == "*"):
+            return True
+        if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "local" \
+                and n.decl.key in scope.single_defs and depth < 4:
+            return self._loaded(scope.single_defs[n.decl.key], scope, depth + 1)
+        return False
 
 
 _LOOP_EXITS = ("BREAK_STMT", "RETURN_STMT", "GOTO_STMT")

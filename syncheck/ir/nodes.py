@@ -438,6 +438,8 @@ class Lowerer:
             node.children[-1] = node.children[-1].children[0]
         if kind == K.CALL_EXPR and node.decl is None:
             node.decl = self._dependent_callee(cursor)
+            if node.decl is None and cursor.referenced is None:
+                node.type = self._constructed_type(cursor) or node.type
             if self.instance_refs is not None and node.decl is not None and node.decl.instance:
                 self.instance_refs.append((node.decl.instance, 0, 0))  # cannot be found again
         elif kind == K.DECL_REF_EXPR and not node.spelling and len(node.children) == 1 \
@@ -498,8 +500,37 @@ class Lowerer:
             return 1 if tokens and tokens[0].spelling == "true" else 0
         return clang_api.evaluate(cursor)
 
+    def _constructed_type(self, cursor: ci.Cursor) -> str | None:
+        """The qualified class an object built in template code is of, with its arguments as
+        written (`BR(tmp)` with `typedef cub::BlockReduce<T, BLOCK> BR`:
+        'cub::BlockReduce<type-parameter-0-0, BLOCK, ...>'): the alias says nothing of the
+        class, and a dependent construction refers to no constructor."""
+        canonical = cursor.type.get_canonical()
+        declaration = canonical.get_declaration()
+        if declaration is None or declaration.kind not in (K.CLASS_TEMPLATE, K.CLASS_DECL, K.STRUCT_DECL):
+            return None
+        spelling = canonical.spelling
+        arguments = spelling[spelling.index("<"):] if "<" in spelling else ""
+        return self.qualified_name(declaration) + arguments
+
     def _dependent_member_name(self, cursor: ci.Cursor) -> str:
-        names = [t.spelling for t in cursor.get_tokens() if t.kind == ci.TokenKind.IDENTIFIER]
+        """The member a dependent member reference names: the identifier after its last `.` or
+        `->` outside brackets (`BR(tmp).template Sum<ITEMS>` names Sum, not ITEMS)."""
+        tokens = list(cursor.get_tokens())
+        depth, after = 0, None
+        for i, t in enumerate(tokens):
+            if t.spelling in ("(", "[", "<"):
+                depth += 1
+            elif t.spelling in (")", "]", ">"):
+                depth -= 1
+            elif t.spelling == ">>":
+                depth -= 2
+            elif t.spelling in (".", "->") and depth == 0:
+                after = i + 1
+        names = [t.spelling for t in tokens[after or 0:] if t.kind == ci.TokenKind.IDENTIFIER]
+        if after is not None and names:
+            return names[0]
+        names = [t.spelling for t in tokens if t.kind == ci.TokenKind.IDENTIFIER]
         return names[-1] if names else ""
 
     def _assign_roles(self, node: Node, cursor: ci.Cursor) -> None:

@@ -708,7 +708,9 @@ class ProgramBuilder:
     def _launches(self, fn: Function) -> list[LaunchSite]:
         sites = []
         driver_names = _driver_function_names(fn.body)
-        pointer_targets = _function_pointer_targets(fn.body)
+        # In a template's body, a pointer may hold a dependent specialization of a kernel
+        # template (`auto kernel = phases<N>;`): it launches that template.
+        pointer_targets = _function_pointer_targets(fn.body, self._kernel_templates() if fn.is_template else None)
         stack: list[tuple[Node, Node | None]] = [(fn.body, None)]
         while stack:
             node, parent = stack.pop()
@@ -731,16 +733,17 @@ class ProgramBuilder:
                         kernel_instance=kernel.instance if kernel else ""))
             elif callee is not None and callee.name in LAUNCH_APIS:
                 args = ch[1:]
-                target = _launched_kernel(callee.name, args)
-                name = target.name if target else "?"
-                key = target.key if target else ""
-                if target is None and callee.name.startswith("cu") and args:
-                    ref = next((n for n in args[0].walk() if n.kind == "DECL_REF_EXPR"), None)
-                    if ref is not None and ref.decl is not None:
-                        name = driver_names.get(ref.decl.key, "?")
-                sites.append(LaunchSite(
-                    kernel_key=key, kernel_name=name, api=callee.name, node=node,
-                    host_function=fn.key, args=args, result_used=used))
+                for target in _launched_kernels(callee.name, args, pointer_targets):
+                    name = target.name if target else "?"
+                    key = target.key if target else ""
+                    if target is None and callee.name.startswith("cu") and args:
+                        ref = next((n for n in args[0].walk() if n.kind == "DECL_REF_EXPR"), None)
+                        if ref is not None and ref.decl is not None:
+                            name = driver_names.get(ref.decl.key, "?")
+                    sites.append(LaunchSite(
+                        kernel_key=key, kernel_name=name, api=callee.name, node=node,
+                        host_function=fn.key, args=args, result_used=used,
+                        kernel_instance=target.instance if target else ""))
         return sites
 
 
@@ -1106,14 +1109,17 @@ def _driver_function_names(body: Node) -> dict[str, str]:
     return names
 
 
-def _launched_kernel(api: str, args: list[Node]) -> Decl | None:
-    """The kernel a launch API call names (first function reference among its arguments)."""
+def _launched_kernels(api: str, args: list[Node], pointer_targets: dict[str, list[Decl]]) -> list[Decl | None]:
+    """The kernels a launch API call names: the first function reference among its
+    arguments, or what the function pointer there holds (`(void*)kernel`); [None] if unknown."""
     candidates = args[1:2] if api in ("cudaLaunchKernelEx", "cudaLaunchKernelExC") else args[:1]
     for arg in candidates:
         for n in arg.walk():
             if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "function":
-                return n.decl
-    return None
+                return [n.decl]
+            if n.kind == "DECL_REF_EXPR" and n.decl is not None and pointer_targets.get(n.decl.key):
+                return list(pointer_targets[n.decl.key])
+    return [None]
 
 
 def build_program(parsed: ParsedFile, keep: DocumentStore | None = None) -> Program:
