@@ -107,12 +107,22 @@ def template_argument_list(specialization: ci.Cursor) -> list[tuple[object, int 
         out = []
         for i in range(max(count, 0)):
             kind = specialization.get_template_argument_kind(i)
-            value = specialization.get_template_argument_value(i) \
-                if kind == ci.TemplateArgumentKind.INTEGRAL else None
+            value = _integral_argument(specialization, i) if kind == ci.TemplateArgumentKind.INTEGRAL else None
             out.append((kind, value))
         return out
     except (ValueError, AttributeError):  # a kind the bindings do not name (a pack); old bindings
         return None
+
+
+def _is_bool_argument(specialization: ci.Cursor, i: int) -> bool:
+    return specialization.get_template_argument_type(i).get_canonical().kind == ci.TypeKind.BOOL
+
+
+def _integral_argument(specialization: ci.Cursor, i: int) -> int:
+    """An integral template argument's value; a bool's is 1 or 0 (libclang reads `true` as a
+    signed one-bit value, -1)."""
+    value = specialization.get_template_argument_value(i)
+    return (1 if value else 0) if _is_bool_argument(specialization, i) else value
 
 
 def template_arguments(cursor: ci.Cursor) -> str:
@@ -131,7 +141,8 @@ def template_arguments(cursor: ci.Cursor) -> str:
             parts.append("...")
             continue
         if kind == ci.TemplateArgumentKind.INTEGRAL:
-            parts.append(str(cursor.get_template_argument_value(i)))
+            value = _integral_argument(cursor, i)
+            parts.append(("true" if value else "false") if _is_bool_argument(cursor, i) else str(value))
         elif kind == ci.TemplateArgumentKind.TYPE:
             parts.append(cursor.get_template_argument_type(i).spelling)
         else:

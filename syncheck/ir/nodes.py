@@ -496,8 +496,13 @@ class Lowerer:
 
     def _literal_value(self, cursor: ci.Cursor, kind) -> int | float | None:
         if kind == K.CXX_BOOL_LITERAL_EXPR:
+            # In an instantiated body the literal may stand for a template argument, whose
+            # token is the parameter's name: ask clang for the value then.
             tokens = list(cursor.get_tokens())
-            return 1 if tokens and tokens[0].spelling == "true" else 0
+            if tokens and tokens[0].spelling in ("true", "false"):
+                return 1 if tokens[0].spelling == "true" else 0
+            value = clang_api.evaluate(cursor)
+            return None if value is None else (1 if value else 0)
         return clang_api.evaluate(cursor)
 
     def _constructed_type(self, cursor: ci.Cursor) -> str | None:
