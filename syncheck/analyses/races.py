@@ -537,8 +537,9 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     # Is there a conflict between threads of different warps?
     across = e1.linear() / 32 != e2.linear() / 32
     inter_verdict, inter_solver = _decide(z3, list(solver.assertions()) + [across])
-    inter = inter_verdict == z3.sat
-    if inter:
+    # Undecided: threads of different warps may conflict too, so it is not a warp-level race.
+    inter = inter_verdict != z3.unsat
+    if inter_verdict == z3.sat:
         solver = inter_solver
     example = smallest_example(solver, e1, e2, None if shape else dims)
     if example is None:
