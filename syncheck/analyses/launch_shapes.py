@@ -345,7 +345,10 @@ def _comparisons(cond: Node, holds: bool):
     """(operator, comparison node) for each comparison a check establishes: through `!`,
     `&&` when it holds and `||` when it does not; the operator negated when it does not."""
     node = cond
-    while node.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and node.children:
+    # glibc's assert in C++ tests `static_cast<bool>(c)`: the cast to bool keeps c's truth
+    while (node.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") or node.kind in (
+            "CXX_STATIC_CAST_EXPR", "CSTYLE_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR") and node.type == "bool") \
+            and node.children:
         node = node.children[-1]
     if node.kind == "UNARY_OPERATOR" and node.op == "!" and node.children:
         yield from _comparisons(node.children[0], not holds)
