@@ -109,6 +109,12 @@ class ReusePlan:
         # Kept functions by their key in the new text; the shift of those after the change.
         self._kept: dict[FunctionKey, KeptFunction] = {}
         self._shift: Shift | None = None
+        # The text is the previous one (nothing changed), or the change lies inside the body
+        # of one plain function (``edited``, its key in the previous text) and moves the rest
+        # by ``shift`` (None: nothing moved): ir/body_edit.py may then lower only that body.
+        self.unchanged = False
+        self.edited: FunctionKey | None = None
+        self.body_edit = False  # this build lowered only the edited body
         previous = store.source
         if previous is None or not store.functions:
             return
@@ -120,6 +126,7 @@ class ReusePlan:
         if a == b:
             self._prefix = len(a) + 1  # every function is before the (empty) change
             self._kept = dict(store.functions)
+            self.unchanged = True
             return
         # before the change: as they are
         self._kept = {key: kept for key, kept in store.functions.items() if kept.outer_end <= p}
@@ -150,6 +157,16 @@ class ReusePlan:
             self._kept[key] = kept
         self._expected_outline = [(kind, shift.offset(start), shift.offset(end))
                                   for kind, start, end in store.outline]
+        self.edited = beside
+
+    @property
+    def shift(self) -> "Shift | None":
+        """How the change moves what follows it (None: nothing moves)."""
+        return self._shift
+
+    @property
+    def expected_outline(self) -> list[tuple[str, int, int]]:
+        return self._expected_outline if self._expected_outline is not None else list(self.store.outline)
 
     def _shiftable(self, path: str) -> bool:
         """Can kept bodies after the change be moved? Keys carry offsets after the file's base
@@ -172,10 +189,13 @@ class ReusePlan:
             return self._shift.applied(kept)
         return kept
 
-    def finish(self, lowerer) -> None:
-        """After a successful build: check the outline, then keep what this build recorded."""
+    def finish(self, lowerer, last_build=None) -> None:
+        """After a successful build: check the outline, then keep what this build recorded
+        (``last_build``: what ir/body_edit.py needs of it)."""
         if self._expected_outline is not None and self.outline != self._expected_outline:
             raise ReuseMismatch("the outline of the file changed")
+        self.store.last_build = last_build
+        self.store.last_body_edit = self.body_edit
         self.store.source = self.source
         self.store.functions = self.recorded
         self.store.outline = self.outline
@@ -238,19 +258,28 @@ class Shift:
 
     def applied(self, kept: KeptFunction) -> KeptFunction:
         """The kept body with its nodes moved (in place: the previous build is done with them)."""
-        after = self.after
-        for node in kept.body.walk():
-            if node.start >= after:
-                node.start += self.delta
-                node.end += self.delta
-                node.line += self.lines
-                node.end_line += self.lines
+        self.nodes(kept.body.walk())
+        return self.record(kept)
+
+    def nodes(self, nodes, places: bool = True) -> None:
+        """Move nodes in place: their places (with ``places``: nodes of the main file), the
+        declarations they refer to and the places named in their types and spellings."""
+        after, delta, lines, path, decl = self.after, self.delta, self.lines, self.path, self.decl
+        for node in nodes:
+            if places and node.start >= after:
+                node.start += delta
+                node.end += delta
+                node.line += lines
+                node.end_line += lines
             if node.decl is not None:
-                node.decl = self.decl(node.decl)
-            if node.type and self.path in node.type:
+                node.decl = decl(node.decl)
+            if node.type and path in node.type:
                 node.type = self.text(node.type)
-            if node.spelling and self.path in node.spelling:
+            if node.spelling and path in node.spelling:
                 node.spelling = self.text(node.spelling)
+
+    def record(self, kept: KeptFunction) -> KeptFunction:
+        """What a kept function says of places besides its nodes, moved (in place)."""
         kept.instance_refs = [(self.key(usr), self.line(line), column)
                               for usr, line, column in kept.instance_refs]
         sig = kept.signature
@@ -285,6 +314,8 @@ class DocumentStore:
     last_move: "Shift | None" = None  # the last build's line move from the text before it
     parts_build: int = -1           # the build part_results were found on
     outside_flat: object = None     # outside_key with the isolated bodies' newlines dropped
+    last_build: object = None       # the last build's program and facts (ir/body_edit.py)
+    last_body_edit: bool = False    # the last build lowered only the edited body, walking nothing else
 
     @property
     def next_node_id(self) -> int:
@@ -302,6 +333,8 @@ class DocumentStore:
         self.last_move = None
         self.parts_build = -1
         self.outside_flat = None
+        self.last_build = None
+        self.last_body_edit = False
         self.part_results = {}
         self.body_keys = {}
         self.moved_body_keys = {}
