@@ -238,9 +238,8 @@ def _move_functions(program: Program, shift: Shift, edited: str | None) -> set[i
         roots.extend(p.default for p in fn.params if p.default is not None)
         if fn.launch_bound_expr is not None:
             roots.append(fn.launch_bound_expr)
-        for root in roots:
-            shift.nodes(root.walk(), places=fn.in_main_file)
-            moved.add(id(root))
+        shift.nodes(roots, places=fn.in_main_file)
+        moved.update(id(root) for root in roots)
         fn.key = _lambda_key(shift, fn.key) if fn.is_lambda else shift.key(fn.key)
         if fn.instance_of is not None:
             fn.instance_of = shift.key(fn.instance_of)
@@ -273,7 +272,7 @@ def _moved_records(store: DocumentStore, plan: ReusePlan, shift: Shift | None, m
                                  record.body, record.lambdas, record.instance_refs, record.signature)
             shift.record(moved)
             if record.body is not None and id(record.body) not in moved_bodies:
-                shift.nodes(record.body.walk())  # a body no function of the program holds
+                shift.nodes([record.body])  # a body no function of the program holds
             if shift.lines and record.body is not None and record.outer_end > shift.after:
                 # its nodes moved in lines: the analyses' key of it moves with them (analysis_reuse.py)
                 known = store.body_keys.pop(id(record.body), None)

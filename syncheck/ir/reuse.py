@@ -242,41 +242,52 @@ class Shift:
         return self._place.sub(lambda m: f"{self.path}:{self.line(int(m.group(1)))}:{m.group(2)}", text)
 
     def decl(self, decl: Decl) -> Decl:
-        moved = self._decls.get(id(decl))
-        if moved is None:
-            fields = (self.key(decl.key), self.key(decl.instance), self.text(decl.type),
-                      self.text(decl.name), self.text(decl.qualified),
-                      self.line(decl.line) if decl.file == self.path else decl.line)
-            if fields == (decl.key, decl.instance, decl.type, decl.name, decl.qualified, decl.line):
-                moved = decl
-            else:
-                key, instance, type_, name, qualified, line = fields
-                moved = replace(decl, key=key, instance=instance, type=type_, name=name,
-                                qualified=qualified, line=line)
-            self._decls[id(decl)] = moved
+        known = self._decls.get(id(decl))
+        if known is not None and known[0] is decl:
+            return known[1]
+        fields = (self.key(decl.key), self.key(decl.instance), self.text(decl.type),
+                  self.text(decl.name), self.text(decl.qualified),
+                  self.line(decl.line) if decl.file == self.path else decl.line)
+        if fields == (decl.key, decl.instance, decl.type, decl.name, decl.qualified, decl.line):
+            moved = decl
+        else:
+            key, instance, type_, name, qualified, line = fields
+            moved = replace(decl, key=key, instance=instance, type=type_, name=name,
+                            qualified=qualified, line=line)
+        self._decls[id(decl)] = (decl, moved)  # the declaration held: its id stays its own
         return moved
 
     def applied(self, kept: KeptFunction) -> KeptFunction:
         """The kept body with its nodes moved (in place: the previous build is done with them)."""
-        self.nodes(kept.body.walk())
+        self.nodes([kept.body])
         return self.record(kept)
 
-    def nodes(self, nodes, places: bool = True) -> None:
-        """Move nodes in place: their places (with ``places``: nodes of the main file), the
-        declarations they refer to and the places named in their types and spellings."""
-        after, delta, lines, path, decl = self.after, self.delta, self.lines, self.path, self.decl
-        for node in nodes:
+    def nodes(self, roots, places: bool = True) -> None:
+        """Move the trees under ``roots`` in place: their places (with ``places``: nodes of the
+        main file), the declarations they refer to and the places named in their types and
+        spellings."""
+        after, delta, lines, path = self.after, self.delta, self.lines, self.path
+        known, decl, text = self._decls, self.decl, self.text
+        stack = list(roots)
+        while stack:  # one loop, no generator: this runs over every node after an edit
+            node = stack.pop()
+            if node.children:
+                stack.extend(node.children)
             if places and node.start >= after:
                 node.start += delta
                 node.end += delta
                 node.line += lines
                 node.end_line += lines
-            if node.decl is not None:
-                node.decl = decl(node.decl)
+            d = node.decl
+            if d is not None:
+                seen = known.get(id(d))
+                moved = seen[1] if seen is not None and seen[0] is d else decl(d)
+                if moved is not d:
+                    node.decl = moved
             if node.type and path in node.type:
-                node.type = self.text(node.type)
+                node.type = text(node.type)
             if node.spelling and path in node.spelling:
-                node.spelling = self.text(node.spelling)
+                node.spelling = text(node.spelling)
 
     def record(self, kept: KeptFunction) -> KeptFunction:
         """What a kept function says of places besides its nodes, moved (in place)."""
