@@ -41,6 +41,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from syncheck import __version__
+from syncheck.analyses.symbolic import prepare_solver_context
 from syncheck.diagnostics import FileProblem, Finding, Report
 from syncheck.engine import Settings, analyze_file, analyze_task, filter_findings, project_findings
 from syncheck.results import FileResult
@@ -138,8 +139,9 @@ class _BufferAnalyzer:
     def __init__(self):
         # A server thread is blocked reading stdin: forking from this process could copy
         # its held locks into the worker, so workers come from a fork server.
+        # between edits the worker makes the next analysis's solver context
         self.pool = WorkerPool(1, analyze_task, Limits(cpu_seconds=LANGUAGE_SERVER_TIMEOUT),
-                               start_method="forkserver")
+                               start_method="forkserver", between=prepare_solver_context)
         self.lock = threading.Lock()
         self.started: float | None = None
 
