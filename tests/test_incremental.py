@@ -376,3 +376,58 @@ def test_edits_the_rest_of_the_build_depends_on_build_in_full(tmp_path):
     finally:
         forget_reused()
         reuse.forget_stores()
+
+
+def _body_edit(text: str, rng: random.Random) -> str:
+    """A statement added, removed, repeated or renumbered on a line inside a function body."""
+    lines = text.split("\n")
+    inside, depth, opener = [], 0, ""
+    for i, line in enumerate(lines):
+        if depth == 0 and "{" in line:
+            opener = line
+        if depth >= 1 and "(" in opener and line.strip() not in ("}", "") and not line.lstrip().startswith("#"):
+            inside.append(i)
+        depth += line.count("{") - line.count("}")
+    i = rng.choice(inside)
+    op = rng.choice(["insert", "insert", "delete", "repeat", "number"])
+    if op == "insert":
+        lines.insert(i, "    " + rng.choice(["__syncthreads();", "if (threadIdx.x < 16) __syncthreads();",
+                                             "// a comment", "", "__syncwarp();", "float spare = 1.0f;"]))
+    elif op == "delete":
+        del lines[i]
+    elif op == "repeat":
+        lines.insert(i, lines[i])
+    else:
+        numbers = list(re.finditer(r"(?<![\w.])\d+(?![\w.])", lines[i]))
+        if numbers:
+            m = rng.choice(numbers)
+            lines[i] = lines[i][:m.start()] + rng.choice(["1", "7", "32", "100"]) + lines[i][m.end():]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_random_edits_inside_bodies_give_what_a_fresh_analysis_gives(tmp_path, seed):
+    """Random edits inside function bodies (an edit that breaks the file is undone, as an
+    editor's user would): most build on the previous program (ir/body_edit.py), and every
+    analysis is a fresh one's."""
+    path = tmp_path / "bodies.cu"
+    path.write_text(SOURCE)
+    rng = random.Random(seed)
+    text, body_edits = SOURCE, 0
+    try:
+        analyze_file(str(path), _settings(True), text.encode())
+        (store,) = reuse._STORES.values()
+        for step in range(14):
+            edited = _body_edit(text, rng)
+            incremental = analyze_file(str(path), _settings(True), edited.encode())
+            body_edits += store.last_body_edit
+            fresh = analyze_file(str(path), _settings(False), edited.encode())
+            assert _observed(incremental) == _observed(fresh), f"seed {seed}, step {step}:\n{edited}"
+            if fresh.problems or any(f.code == "SYN002" for f in fresh.findings):
+                analyze_file(str(path), _settings(True), text.encode())  # undone
+            else:
+                text = edited
+    finally:
+        forget_reused()
+        reuse.forget_stores()
+    assert body_edits >= 5

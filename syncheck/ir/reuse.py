@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import clang.cindex as ci
 
@@ -252,8 +252,8 @@ class Shift:
             moved = decl
         else:
             key, instance, type_, name, qualified, line = fields
-            moved = replace(decl, key=key, instance=instance, type=type_, name=name,
-                            qualified=qualified, line=line)
+            moved = Decl(decl.kind, name, key, decl.storage, type_, qualified, decl.in_model, line,
+                         decl.file, decl.value, decl.is_const, instance, decl.no_return)
         self._decls[id(decl)] = (decl, moved)  # the declaration held: its id stays its own
         return moved
 
