@@ -3,7 +3,9 @@
 Lowering (copying a body's cursors into Nodes) is most of a warm re-analysis. After an edit,
 a body is taken from the previous build instead of lowered again when nothing it was lowered
 from can have changed; everything else (the walk over the translation unit, reachability,
-instantiations, launches, order) is the builder's, as in a fresh build. A kept body is used only
+instantiations, launches, order) is the builder's, as in a fresh build, except after an edit
+inside the body of one kernel or device function (ir/body_edit.py takes them from the previous
+build). A kept body is used only
 at the very same byte offsets, so its nodes, declarations and keys (local USRs carry offsets)
 are exactly what a fresh lowering would give. With A the previous text and B the new one, and
 the changed span the bytes between their common prefix and common suffix:
@@ -223,7 +225,7 @@ class Shift:
         self._usr_offset = re.compile(r"(?<=c:)" + base + r"@(\d+)")
         self._usr_mark = "c:" + os.path.basename(path) + "@"
         self._place = re.compile(re.escape(path) + r":(\d+):(\d+)")
-        self._decls: dict[int, Decl] = {}
+        self._decls: dict[int, tuple[Decl, Decl]] = {}  # id -> (a declaration, it moved)
 
     def offset(self, at: int) -> int:
         return at + self.delta if at >= self.after else at
