@@ -328,9 +328,16 @@ class LineMove:
         moved = self._keys.get(id(key))
         if moved is not None and moved[0] is key:
             return moved[1]
-        shift, text = self.shift, self.shift.text
-        data = tuple((kind, text(spelling), text(type_), shift.line(line), col, shift.line(end_line),
-                      end_col, start, end, op, value, role, self.decl(decl), children)
+        text, path = self.shift.text, self.shift.path
+        after, lines = self.shift.line_after, self.shift.lines
+        move_decl = self.decl
+        # inlined: this runs over every node of every body after the edit
+        data = tuple((kind, text(spelling) if path in spelling else spelling,
+                      text(type_) if path in type_ else type_,
+                      line + lines if line > after else line, col,
+                      end_line + lines if end_line > after else end_line,
+                      end_col, start, end, op, value, role,
+                      move_decl(decl) if decl is not None else None, children)
                      for (kind, spelling, type_, line, col, end_line, end_col, start, end, op, value,
                           role, decl, children) in key.data)
         moved = BodyKey.of_data(data, key.referring)
@@ -341,10 +348,13 @@ class LineMove:
         if decl is None:
             return None
         kind, name, usr, storage, type_, qualified, in_model, line, file, value, is_const, instance = decl
-        text = self.shift.text
+        shift = self.shift
+        path = shift.path
+        if file != path and path not in name and path not in type_ and path not in qualified:
+            return decl  # another file's declaration, no place of this file in its names
+        text = shift.text
         return (kind, text(name), usr, storage, text(type_), text(qualified), in_model,
-                self.line(file, line) if file == self.shift.path else line, file, value, is_const,
-                instance)
+                shift.line(line) if file == path else line, file, value, is_const, instance)
 
     def function_key(self, key: tuple) -> tuple:
         (fn_key, name, qualified, kind, file, line, col, end_line, params, is_template, is_lambda,

@@ -18,9 +18,11 @@ analysis, not the server); the worker parses the buffer with the precompiled CUD
 the CLI does (where none applies, it keeps the document's translation unit and reparses it
 with a precompiled preamble, so an edit re-parses only the code below the includes), and it
 keeps the lowered function bodies, so an edit lowers again only the functions it can have
-changed (syncheck/ir/reuse.py), and what the checks found in each part of the file's device
-call graph, so an edit inside a kernel's or helper's body analyzes again only that part
-(syncheck/analysis_reuse.py). A newer edit supersedes an older analysis: one not yet started is dropped, a running one has its
+changed (syncheck/ir/reuse.py; an edit inside one kernel's or device function's body takes the
+rest of the previous build without walking the translation unit, syncheck/ir/body_edit.py),
+and what the checks found in each part of the file's device call graph, so an edit inside a
+kernel's or helper's body analyzes again only that part (syncheck/analysis_reuse.py); between
+edits it makes the next analysis's solver context. A newer edit supersedes an older analysis: one not yet started is dropped, a running one has its
 result discarded, and one still running after KILL_AFTER_SECONDS is killed (that costs the
 kept translation units). For comparison (bench/lsp_latency.py): `--no-incremental` keeps
 translation units but lowers every body again and analyzes every part; `--no-reuse` parses afresh every time. A buffer larger than MAX_BUFFER_BYTES gets one diagnostic instead of
@@ -41,6 +43,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from syncheck import __version__
+from syncheck.analyses.symbolic import prepare_solver_context
 from syncheck.diagnostics import FileProblem, Finding, Report
 from syncheck.engine import Settings, analyze_file, analyze_task, filter_findings, project_findings
 from syncheck.results import FileResult
@@ -138,8 +141,9 @@ class _BufferAnalyzer:
     def __init__(self):
         # A server thread is blocked reading stdin: forking from this process could copy
         # its held locks into the worker, so workers come from a fork server.
+        # between edits the worker makes the next analysis's solver context
         self.pool = WorkerPool(1, analyze_task, Limits(cpu_seconds=LANGUAGE_SERVER_TIMEOUT),
-                               start_method="forkserver")
+                               start_method="forkserver", between=prepare_solver_context)
         self.lock = threading.Lock()
         self.started: float | None = None
 

@@ -95,12 +95,12 @@ def crash_message(exitcode: int | None, limits: Limits) -> str:
 
 
 class _Worker:
-    def __init__(self, context, analyze: Analyze, limits: Limits):
+    def __init__(self, context, analyze: Analyze, limits: Limits, between: Callable[[], None] | None = None):
         parent_end, child_end = context.Pipe(duplex=True)
         self.conn = parent_end
         forked = context.get_start_method() == "fork"  # else the parent is a fork server
         self.process = context.Process(target=_worker_main, daemon=True, args=(
-            child_end, analyze, limits, os.getpid() if forked else None))
+            child_end, analyze, limits, os.getpid() if forked else None, between))
         self.process.start()
         child_end.close()
         self.task: tuple[str, float] | None = None  # (path, started at)
@@ -134,12 +134,15 @@ class _Worker:
 class WorkerPool:
     """A fixed number of worker processes; each result is yielded as it arrives."""
 
-    def __init__(self, size: int, analyze: Analyze, limits: Limits, start_method: str | None = None):
+    def __init__(self, size: int, analyze: Analyze, limits: Limits, start_method: str | None = None,
+                 between: Callable[[], None] | None = None):
         """``start_method``: how workers start; the default "fork" is the cheapest, but only
         safe while no other thread holds a lock (e.g. a server thread reading stdin): use
-        "forkserver" there, with a picklable ``analyze``."""
+        "forkserver" there, with a picklable ``analyze``. ``between``: what a worker does
+        after sending each result, while it waits for the next file (picklable too)."""
         self.size = max(1, size)
         self.analyze = analyze
+        self.between = between
         self.limits = limits
         if start_method is None:
             start_method = "fork" if os.name == "posix" else "spawn"
@@ -169,14 +172,14 @@ class WorkerPool:
         queue = deque(tasks)
         self.workers = [w for w in self.workers if isinstance(w, _Worker)]
         while len(self.workers) < min(self.size, len(queue)):
-            self.workers.append(_Worker(self.context, self.analyze, self.limits))
+            self.workers.append(_Worker(self.context, self.analyze, self.limits, self.between))
         while True:
             for i, worker in enumerate(self.workers):
                 while worker.task is None and queue:
                     path, source = queue.popleft()
                     if not worker.process.is_alive():
                         worker.stop()
-                        worker = self.workers[i] = _Worker(self.context, self.analyze, self.limits)
+                        worker = self.workers[i] = _Worker(self.context, self.analyze, self.limits, self.between)
                     try:
                         worker.cpu_at_start = _cpu_seconds(worker.process.pid)
                         worker.conn.send((path, source))
@@ -184,7 +187,7 @@ class WorkerPool:
                     except OSError:  # died while idle: replace it and retry the file
                         queue.appendleft((path, source))
                         worker.stop(kill=True)
-                        worker = self.workers[i] = _Worker(self.context, self.analyze, self.limits)
+                        worker = self.workers[i] = _Worker(self.context, self.analyze, self.limits, self.between)
             self.workers = [w for w in self.workers if isinstance(w, _Worker)]
             busy = [w for w in self.workers if w.task is not None]
             if not busy:
@@ -202,7 +205,7 @@ class WorkerPool:
                 worker.task = None
                 if replace:
                     worker.stop(kill=True)
-                    self.workers[i] = _Worker(self.context, self.analyze, self.limits) \
+                    self.workers[i] = _Worker(self.context, self.analyze, self.limits, self.between) \
                         if queue else _Idle()
                 yield path, result, complete
 
@@ -266,8 +269,10 @@ def _problem(path: str, message: str) -> FileResult:
     return FileResult(problems=[FileProblem(path, message)])
 
 
-def _worker_main(conn, analyze: Analyze, limits: Limits, parent_pid: int | None = None) -> None:
-    """The loop of a worker process: receive (path, source), send the result as JSON."""
+def _worker_main(conn, analyze: Analyze, limits: Limits, parent_pid: int | None = None,
+                 between: Callable[[], None] | None = None) -> None:
+    """The loop of a worker process: receive (path, source), send the result as JSON (then
+    run ``between``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _die_with_parent(parent_pid)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -304,6 +309,11 @@ def _worker_main(conn, analyze: Analyze, limits: Limits, parent_pid: int | None 
             return
         if retire:
             return  # a process that ran out of memory is not trusted with another file
+        if between is not None:
+            try:
+                between()
+            except MemoryError:
+                return
 
 
 def _die_with_parent(parent_pid: int | None) -> None:

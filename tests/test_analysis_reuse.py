@@ -232,3 +232,39 @@ def test_lines_added_inside_a_body_move_the_results_after_it(tmp_path):
     finally:
         forget_reused()
         reuse.forget_stores()
+
+
+TEMPLATE_RACE = """template <int N>
+__global__ void tiled(float* x) {
+    __shared__ float t[N];
+    t[threadIdx.x] = x[threadIdx.x];
+    if (threadIdx.x < N / 2) x[threadIdx.x] = t[threadIdx.x + N / 2];
+}
+
+__global__ void other(float* a) {
+    a[threadIdx.x] = 1.0f;
+}
+
+void launch(float* x) {
+    tiled<128><<<1, 128>>>(x);
+    other<<<1, 128>>>(x);
+}
+"""
+
+
+def test_a_race_in_a_template_instantiation_gets_the_fix_a_fresh_analysis_gives(tmp_path):
+    """The instantiation's part is analyzed without the generic template beside it: the fix
+    (a barrier between the accesses) is the instantiation's in both analyses."""
+    path = tmp_path / "tiled.cu"
+    path.write_text(TEMPLATE_RACE)
+    edited = TEMPLATE_RACE.replace("a[threadIdx.x] = 1.0f;", "a[threadIdx.x] = 2.0f;")
+    try:
+        for text in (TEMPLATE_RACE, edited):
+            result = analyze_file(str(path), _settings(True), text.encode())
+            fresh = analyze_file(str(path), _settings(False), text.encode())
+            assert _observed(result) == _observed(fresh)
+            races = [f for f in fresh.findings if f.code == "SYN401"]
+            assert races and all(f.fix is not None for f in races)
+    finally:
+        forget_reused()
+        reuse.forget_stores()

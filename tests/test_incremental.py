@@ -272,3 +272,166 @@ def test_kept_functions_have_the_signatures_a_fresh_build_gives(tmp_path, seed):
         forget_reused()
         reuse.forget_stores()
     assert reused_total > 0
+
+
+def _program_shape(program) -> list[tuple]:
+    """Everything of a program the analyses read, but node numbers: each function's
+    declaration, flags, pins and text, every node of its body (kind, text, places, what it
+    refers to), the launch sites and the instantiated templates."""
+    def nodes(root):
+        return tuple((n.kind, n.spelling, n.type, n.line, n.col, n.end_line, n.end_col, n.start, n.end,
+                      n.op, n.value, n.role, n.decl) for n in root.walk()) if root is not None else None
+    functions = [(f.key, f.name, f.qualified, f.kind, f.file, f.line, f.col, f.end_line, f.text,
+                  tuple((p.name, p.key, p.type, nodes(p.default)) for p in f.params), f.is_template,
+                  tuple(f.template_params), f.is_lambda, f.launch_bounds, nodes(f.launch_bound_expr),
+                  f.block_dim, f.has_errors, f.in_main_file, f.reported, f.instance_of, f.is_constexpr,
+                  tuple((k, nodes(v)) for k, v in sorted(f.member_inits.items())), nodes(f.body))
+                 for f in program.functions.values()]
+    launches = [(s.kernel_key, s.kernel_name, s.api, s.host_function, nodes(s.node),
+                 tuple(nodes(c) for c in s.config), tuple(nodes(a) for a in s.args), s.result_used,
+                 s.kernel_instance) for s in program.launches]
+    return [functions, launches, sorted(program.instantiated), program.unreached_library]
+
+
+def _body_edit_steps(source: str) -> list[tuple[str, str]]:
+    """Edits inside the body of `reduce` (a kernel between a helper it calls and a kernel with
+    a lambda, a template's instantiation and host code below it), one after the other."""
+    anchor = "    s[tid] = v;\n"
+    changed = source.replace("    float v = 0.0f;\n", "    float v = 1.0f;\n")
+    added = changed.replace(anchor, anchor + "    v += 2.0f;\n")
+    barrier = added.replace(anchor, anchor + "    if (tid < 16) __syncthreads();\n")
+    call = barrier.replace("    v += 2.0f;\n", "    v = warp_sum(v) + 2.0f;\n")
+    longer = call.replace("v = warp_sum(v) + 2.0f;", "v = warp_sum(v) + 2.0f + 1000.0f;")
+    removed = longer.replace("    v = warp_sum(v) + 2.0f + 1000.0f;\n", "")
+    return [("a statement changed", changed), ("a statement added", added), ("a barrier added", barrier),
+            ("a call to another function added", call), ("a longer line", longer),
+            ("a statement removed", removed), ("the barrier removed", removed.replace(
+                "    if (tid < 16) __syncthreads();\n", "")), ("as it was", source), ("nothing changed", source)]
+
+
+def test_edits_inside_one_body_lower_only_it_and_give_a_fresh_analysis(tmp_path):
+    """ir/body_edit.py: each edit inside one kernel's body builds on the previous program
+    (nothing else is walked or lowered) and gives the program, the findings and the
+    diagnostics a fresh analysis of the same text gives."""
+    from syncheck.frontend.parse import ParseOptions
+    from syncheck.header_choice import parse_and_build
+    path = tmp_path / "body.cu"
+    path.write_text(SOURCE)
+    settings = _settings(True)
+    try:
+        analyze_file(str(path), settings, SOURCE.encode())
+        (store,) = reuse._STORES.values()
+        assert not store.last_body_edit
+        for what, text in _body_edit_steps(SOURCE):
+            result = analyze_file(str(path), settings, text.encode())
+            assert store.last_body_edit, what
+            fresh = analyze_file(str(path), _settings(False), text.encode())
+            assert _observed(result) == _observed(fresh) and result.facts == fresh.facts, what
+            def shown(r):  # as the server publishes them (their order is the parts')
+                return sorted(findings_for(str(path), text, settings, r)[0], key=repr)
+            assert shown(result) == shown(fresh), what
+        assert "SYN101" in {f.code for f in analyze_file(str(path), _settings(False), _body_edit_steps(SOURCE)[2][1].encode()).findings}
+        # the programs themselves, built one from the other and afresh (from a new store: host
+        # bodies no analysis asked for are lowered from the new translation unit when asked)
+        forget_reused()
+        reuse.forget_stores()
+        options = ParseOptions()
+        parse_and_build(str(path), SOURCE.encode(), options, "model", True, True)
+        (store,) = reuse._STORES.values()
+        for what, text in _body_edit_steps(SOURCE):
+            _, incremental, _ = parse_and_build(str(path), text.encode(), options, "model", True, True)
+            assert store.last_body_edit, what
+            _, fresh_program, _ = parse_and_build(str(path), text.encode(), options, "model", False, False)
+            assert _program_shape(incremental) == _program_shape(fresh_program), what
+    finally:
+        forget_reused()
+        reuse.forget_stores()
+
+
+def test_edits_the_rest_of_the_build_depends_on_build_in_full(tmp_path):
+    """A launch changed (host code), a kernel's signature, a template's body, a lambda added to
+    a body, a body that opens another function, an unbalanced brace: the full build, and
+    what a fresh analysis gives."""
+    path = tmp_path / "full.cu"
+    path.write_text(SOURCE)
+    settings = _settings(True)
+    steps = [
+        ("a launch's block", SOURCE.replace("methods<<<1, 96>>>(x, n);", "methods<<<1, 64>>>(x, n);")),
+        ("a kernel's signature", SOURCE.replace("__global__ void methods(float* x, int n)",
+                                                "__global__ void methods(float* x, long n)")),
+        ("a template's body", SOURCE.replace("    t[threadIdx.x] = x[threadIdx.x];\n",
+                                             "    t[threadIdx.x] = 2 * x[threadIdx.x];\n")),
+        ("a lambda added to a body", SOURCE.replace("    if (threadIdx.x % 2 == 0) __syncwarp();\n",
+                                                    "    auto one = [] { return 1; };\n    if (threadIdx.x % 2 == one()) __syncwarp();\n")),
+        ("a body closed early", SOURCE.replace("    x[threadIdx.x] = acc.get();\n}\n",
+                                               "    x[threadIdx.x] = acc.get();\n}\n__device__ void more() {\n}\n")),
+        ("a call to a header function", SOURCE.replace("    unsigned tid = threadIdx.x;\n",
+                                                       "    unsigned tid = threadIdx.x;\n    __threadfence_block();\n")),
+    ]
+    try:
+        for what, text in steps:
+            analyze_file(str(path), settings, SOURCE.encode())
+            (store,) = reuse._STORES.values()
+            result = analyze_file(str(path), settings, text.encode())
+            fresh = analyze_file(str(path), _settings(False), text.encode())
+            assert _observed(result) == _observed(fresh) and result.facts == fresh.facts, what
+            if what != "a call to a header function":  # a model function: declared, not deferred
+                assert not store.last_body_edit, what
+    finally:
+        forget_reused()
+        reuse.forget_stores()
+
+
+def _body_edit(text: str, rng: random.Random) -> str:
+    """A statement added, removed, repeated or renumbered on a line inside a function body."""
+    lines = text.split("\n")
+    inside, depth, opener = [], 0, ""
+    for i, line in enumerate(lines):
+        if depth == 0 and "{" in line:
+            opener = line
+        if depth >= 1 and "(" in opener and line.strip() not in ("}", "") and not line.lstrip().startswith("#"):
+            inside.append(i)
+        depth += line.count("{") - line.count("}")
+    i = rng.choice(inside)
+    op = rng.choice(["insert", "insert", "delete", "repeat", "number"])
+    if op == "insert":
+        lines.insert(i, "    " + rng.choice(["__syncthreads();", "if (threadIdx.x < 16) __syncthreads();",
+                                             "// a comment", "", "__syncwarp();", "float spare = 1.0f;"]))
+    elif op == "delete":
+        del lines[i]
+    elif op == "repeat":
+        lines.insert(i, lines[i])
+    else:
+        numbers = list(re.finditer(r"(?<![\w.])\d+(?![\w.])", lines[i]))
+        if numbers:
+            m = rng.choice(numbers)
+            lines[i] = lines[i][:m.start()] + rng.choice(["1", "7", "32", "100"]) + lines[i][m.end():]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_random_edits_inside_bodies_give_what_a_fresh_analysis_gives(tmp_path, seed):
+    """Random edits inside function bodies (an edit that breaks the file is undone, as an
+    editor's user would): most build on the previous program (ir/body_edit.py), and every
+    analysis is a fresh one's."""
+    path = tmp_path / "bodies.cu"
+    path.write_text(SOURCE)
+    rng = random.Random(seed)
+    text, body_edits = SOURCE, 0
+    try:
+        analyze_file(str(path), _settings(True), text.encode())
+        (store,) = reuse._STORES.values()
+        for step in range(14):
+            edited = _body_edit(text, rng)
+            incremental = analyze_file(str(path), _settings(True), edited.encode())
+            body_edits += store.last_body_edit
+            fresh = analyze_file(str(path), _settings(False), edited.encode())
+            assert _observed(incremental) == _observed(fresh), f"seed {seed}, step {step}:\n{edited}"
+            if fresh.problems or any(f.code == "SYN002" for f in fresh.findings):
+                analyze_file(str(path), _settings(True), text.encode())  # undone
+            else:
+                text = edited
+    finally:
+        forget_reused()
+        reuse.forget_stores()
+    assert body_edits >= 5

@@ -21,8 +21,9 @@ def launches_of(program: Program, kernel: Function) -> list[LaunchSite]:
 Shape = tuple[int, int, int]
 
 
-def launch_site_block_dim(program: Program, launch: LaunchSite) -> Shape | None:
-    """The constant block shape of one launch, or None when it is not a constant."""
+def launch_site_block_dim(program: Program, launch: LaunchSite, values: HostValues | None = None) -> Shape | None:
+    """The constant block shape of one launch, or None when it is not a constant (``values``:
+    the launching function's, when the caller has them)."""
     block = None
     if launch.api == "<<<>>>" and len(launch.config) > 1:
         block = launch.config[1]
@@ -30,7 +31,9 @@ def launch_site_block_dim(program: Program, launch: LaunchSite) -> Shape | None:
         block = launch.args[2]
     if block is None:
         return None
-    return HostValues(program, program.functions[launch.host_function]).dim3(block)
+    if values is None:
+        values = HostValues(program, program.functions[launch.host_function])
+    return values.dim3(block)
 
 
 @dataclass(frozen=True)

@@ -38,11 +38,15 @@ def statement_path(body: Node, node: Node) -> list[tuple[Node, Node]]:
 
 
 def function_of(ctx: CheckContext, node: Node):
-    for fn in ctx.program.functions.values():
-        if fn.in_main_file and fn.body is not None and fn.body.line and inside(fn.body, node):
-            if fn.body.start <= node.start <= fn.body.end:
-                return fn
-    return None
+    """The main-file function whose body holds the node. A template's instantiations share
+    its place: the one whose lowered body holds this very node (the instantiation analyzed),
+    else the first in the file's order."""
+    found = [fn for fn in ctx.program.functions.values()
+             if fn.in_main_file and fn.body is not None and fn.body.line and inside(fn.body, node)
+             and fn.body.start <= node.start <= fn.body.end]
+    if len(found) > 1:
+        return next((fn for fn in found if any(n is node for n in fn.body.walk())), found[0])
+    return found[0] if found else None
 
 
 def control_level(ctx: CheckContext, fn, stmt: Node) -> Level | None:

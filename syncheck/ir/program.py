@@ -227,6 +227,21 @@ class Program:
         return fn
 
 
+@dataclass
+class LastBuild:
+    """What a later build needs of this one to lower only an edited body (ir/body_edit.py):
+    the program, the keys of other files' device functions it deferred and those it reached,
+    the line of each main-file function's body, the function that holds each lambda, and
+    whether every node of the launch sites is a node of a body (None: not known yet)."""
+
+    program: Program
+    deferred: frozenset[str]
+    reached: frozenset[str]
+    body_lines: dict[str, int]
+    lambda_owners: dict[str, str]
+    sites_in_bodies: bool | None = None
+
+
 def lambda_key(file: str, line: int) -> str:
     return f"lambda:{file}:{line}"
 
@@ -348,6 +363,10 @@ class ProgramBuilder:
         self._positions_seen: list[None] = []
         self._positions: dict[str, tuple] = {}
         self._templates_by_name: dict[str, list[Decl]] | None = None
+        # The line of each main-file function's body (its block-shape pin is read up to there),
+        # and the function that holds each lambda (ir/body_edit.py).
+        self._body_lines: dict[str, int] = {}
+        self._lambda_owners: dict[str, str] = {}
 
     def build(self) -> Program:
         self._collect(self.parsed.tu.cursor)
@@ -364,7 +383,13 @@ class ProgramBuilder:
         program.unreached_library = sum(len(v) for k, v in self._deferred.items()
                                         if k not in self._reached)
         if self.reuse is not None:
-            self.reuse.finish(self.lowerer)
+            for fn in self.functions.values():
+                # decided now, while this translation unit is at hand: a later build after an
+                # edit inside one body keeps the other functions (ir/body_edit.py)
+                _ = fn.is_constexpr
+            self.reuse.finish(self.lowerer, LastBuild(
+                program, frozenset(self._deferred), frozenset(self._reached), dict(self._body_lines),
+                dict(self._lambda_owners)))
         return program
 
     def _may_launch(self, fn: Function) -> bool:
@@ -579,7 +604,8 @@ class ProgramBuilder:
         else:
             fn.text = "<<< cudaLaunch cuLaunch"  # other files' text is not at hand: assume anything
         if in_main:
-            fn.block_dim = self._pinned_block_dim(fn, body_cursor.extent.start.line)
+            body_line = self._body_lines[fn.key] = body_cursor.extent.start.line
+            fn.block_dim = self._pinned_block_dim(fn, body_line)
             fn.has_errors = any(fn.line <= ln <= fn.end_line for ln in self.error_lines)
         self.functions[fn.key] = fn
         self._positions.setdefault(fn.key, self._position if not instance else (1 << 60,))
@@ -682,12 +708,7 @@ class ProgramBuilder:
         return body
 
     def _pinned_block_dim(self, fn: Function, body_line: int) -> tuple[int, int, int] | None:
-        for ln in range(max(0, fn.line - 4), min(len(self.lines), body_line + 2)):
-            m = _BLOCK_PIN.search(self.lines[ln])
-            if m:
-                x, y, z = (int(g) if g else 1 for g in m.groups())
-                return (x, y, z)
-        return None
+        return pinned_block_dim(self.lines, fn.line, body_line)
 
     def _add_lambda(self, lam: Node, owner: Function) -> None:
         body = next((c for c in lam.children if c.kind == "COMPOUND_STMT"), None)
@@ -696,6 +717,7 @@ class ProgramBuilder:
         params = [Param(c.spelling, c.decl.key if c.decl else c.spelling, c.type)
                   for c in lam.children if c.kind == "PARM_DECL"]
         key = lambda_key(owner.file, lam.line)
+        self._lambda_owners[key] = owner.key
         kind = "device" if owner.runs_on_device else "host"
         owner_position = self._positions.get(owner.key, (1 << 60,))
         self._positions.setdefault(key, owner_position)
@@ -897,6 +919,17 @@ class ProgramBuilder:
             return fn.mentions(*names)
         text = self._header_text(fn.file, fn.line, fn.end_line)
         return text is None or any(name in text for name in names)
+
+
+def pinned_block_dim(lines: list[str], line: int, body_line: int) -> tuple[int, int, int] | None:
+    """A block shape pinned by a comment from three lines above a function to the line after
+    its body's opening line."""
+    for ln in range(max(0, line - 4), min(len(lines), body_line + 2)):
+        m = _BLOCK_PIN.search(lines[ln])
+        if m:
+            x, y, z = (int(g) if g else 1 for g in m.groups())
+            return (x, y, z)
+    return None
 
 
 def _assigned_fields(body: Node, is_record) -> dict[str, list[Node]]:
@@ -1130,8 +1163,10 @@ def build_program(parsed: ParsedFile, keep: DocumentStore | None = None) -> Prog
     if parsed.problems:
         keep.forget()
         return ProgramBuilder(parsed).build()
+    plan = ReusePlan(keep, parsed.source, parsed.path)
+    from syncheck.ir.body_edit import build_after_body_edit  # it builds on this module
     try:
-        program = ProgramBuilder(parsed, ReusePlan(keep, parsed.source, parsed.path)).build()
+        program = build_after_body_edit(parsed, keep, plan) or ProgramBuilder(parsed, plan).build()
     except ReuseMismatch:
         keep.forget()  # lower everything afresh (and keep that)
         program = ProgramBuilder(parsed, ReusePlan(keep, parsed.source, parsed.path)).build()

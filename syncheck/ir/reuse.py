@@ -3,7 +3,9 @@
 Lowering (copying a body's cursors into Nodes) is most of a warm re-analysis. After an edit,
 a body is taken from the previous build instead of lowered again when nothing it was lowered
 from can have changed; everything else (the walk over the translation unit, reachability,
-instantiations, launches, order) is the builder's, as in a fresh build. A kept body is used only
+instantiations, launches, order) is the builder's, as in a fresh build, except after an edit
+inside the body of one kernel or device function (ir/body_edit.py takes them from the previous
+build). A kept body is used only
 at the very same byte offsets, so its nodes, declarations and keys (local USRs carry offsets)
 are exactly what a fresh lowering would give. With A the previous text and B the new one, and
 the changed span the bytes between their common prefix and common suffix:
@@ -29,7 +31,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import clang.cindex as ci
 
@@ -109,6 +111,12 @@ class ReusePlan:
         # Kept functions by their key in the new text; the shift of those after the change.
         self._kept: dict[FunctionKey, KeptFunction] = {}
         self._shift: Shift | None = None
+        # The text is the previous one (nothing changed), or the change lies inside the body
+        # of one plain function (``edited``, its key in the previous text) and moves the rest
+        # by ``shift`` (None: nothing moved): ir/body_edit.py may then lower only that body.
+        self.unchanged = False
+        self.edited: FunctionKey | None = None
+        self.body_edit = False  # this build lowered only the edited body
         previous = store.source
         if previous is None or not store.functions:
             return
@@ -120,6 +128,7 @@ class ReusePlan:
         if a == b:
             self._prefix = len(a) + 1  # every function is before the (empty) change
             self._kept = dict(store.functions)
+            self.unchanged = True
             return
         # before the change: as they are
         self._kept = {key: kept for key, kept in store.functions.items() if kept.outer_end <= p}
@@ -150,6 +159,16 @@ class ReusePlan:
             self._kept[key] = kept
         self._expected_outline = [(kind, shift.offset(start), shift.offset(end))
                                   for kind, start, end in store.outline]
+        self.edited = beside
+
+    @property
+    def shift(self) -> "Shift | None":
+        """How the change moves what follows it (None: nothing moves)."""
+        return self._shift
+
+    @property
+    def expected_outline(self) -> list[tuple[str, int, int]]:
+        return self._expected_outline if self._expected_outline is not None else list(self.store.outline)
 
     def _shiftable(self, path: str) -> bool:
         """Can kept bodies after the change be moved? Keys carry offsets after the file's base
@@ -172,10 +191,13 @@ class ReusePlan:
             return self._shift.applied(kept)
         return kept
 
-    def finish(self, lowerer) -> None:
-        """After a successful build: check the outline, then keep what this build recorded."""
+    def finish(self, lowerer, last_build=None) -> None:
+        """After a successful build: check the outline, then keep what this build recorded
+        (``last_build``: what ir/body_edit.py needs of it)."""
         if self._expected_outline is not None and self.outline != self._expected_outline:
             raise ReuseMismatch("the outline of the file changed")
+        self.store.last_build = last_build
+        self.store.last_body_edit = self.body_edit
         self.store.source = self.source
         self.store.functions = self.recorded
         self.store.outline = self.outline
@@ -203,7 +225,7 @@ class Shift:
         self._usr_offset = re.compile(r"(?<=c:)" + base + r"@(\d+)")
         self._usr_mark = "c:" + os.path.basename(path) + "@"
         self._place = re.compile(re.escape(path) + r":(\d+):(\d+)")
-        self._decls: dict[int, Decl] = {}
+        self._decls: dict[int, tuple[Decl, Decl]] = {}  # id -> (a declaration, it moved)
 
     def offset(self, at: int) -> int:
         return at + self.delta if at >= self.after else at
@@ -222,35 +244,55 @@ class Shift:
         return self._place.sub(lambda m: f"{self.path}:{self.line(int(m.group(1)))}:{m.group(2)}", text)
 
     def decl(self, decl: Decl) -> Decl:
-        moved = self._decls.get(id(decl))
-        if moved is None:
-            fields = (self.key(decl.key), self.key(decl.instance), self.text(decl.type),
-                      self.text(decl.name), self.text(decl.qualified),
-                      self.line(decl.line) if decl.file == self.path else decl.line)
-            if fields == (decl.key, decl.instance, decl.type, decl.name, decl.qualified, decl.line):
-                moved = decl
-            else:
-                key, instance, type_, name, qualified, line = fields
-                moved = replace(decl, key=key, instance=instance, type=type_, name=name,
-                                qualified=qualified, line=line)
-            self._decls[id(decl)] = moved
+        known = self._decls.get(id(decl))
+        if known is not None and known[0] is decl:
+            return known[1]
+        fields = (self.key(decl.key), self.key(decl.instance), self.text(decl.type),
+                  self.text(decl.name), self.text(decl.qualified),
+                  self.line(decl.line) if decl.file == self.path else decl.line)
+        if fields == (decl.key, decl.instance, decl.type, decl.name, decl.qualified, decl.line):
+            moved = decl
+        else:
+            key, instance, type_, name, qualified, line = fields
+            moved = Decl(decl.kind, name, key, decl.storage, type_, qualified, decl.in_model, line,
+                         decl.file, decl.value, decl.is_const, instance, decl.no_return)
+        self._decls[id(decl)] = (decl, moved)  # the declaration held: its id stays its own
         return moved
 
     def applied(self, kept: KeptFunction) -> KeptFunction:
         """The kept body with its nodes moved (in place: the previous build is done with them)."""
-        after = self.after
-        for node in kept.body.walk():
-            if node.start >= after:
-                node.start += self.delta
-                node.end += self.delta
-                node.line += self.lines
-                node.end_line += self.lines
-            if node.decl is not None:
-                node.decl = self.decl(node.decl)
-            if node.type and self.path in node.type:
-                node.type = self.text(node.type)
-            if node.spelling and self.path in node.spelling:
-                node.spelling = self.text(node.spelling)
+        self.nodes([kept.body])
+        return self.record(kept)
+
+    def nodes(self, roots, places: bool = True) -> None:
+        """Move the trees under ``roots`` in place: their places (with ``places``: nodes of the
+        main file), the declarations they refer to and the places named in their types and
+        spellings."""
+        after, delta, lines, path = self.after, self.delta, self.lines, self.path
+        known, decl, text = self._decls, self.decl, self.text
+        stack = list(roots)
+        while stack:  # one loop, no generator: this runs over every node after an edit
+            node = stack.pop()
+            if node.children:
+                stack.extend(node.children)
+            if places and node.start >= after:
+                node.start += delta
+                node.end += delta
+                node.line += lines
+                node.end_line += lines
+            d = node.decl
+            if d is not None:
+                seen = known.get(id(d))
+                moved = seen[1] if seen is not None and seen[0] is d else decl(d)
+                if moved is not d:
+                    node.decl = moved
+            if node.type and path in node.type:
+                node.type = text(node.type)
+            if node.spelling and path in node.spelling:
+                node.spelling = text(node.spelling)
+
+    def record(self, kept: KeptFunction) -> KeptFunction:
+        """What a kept function says of places besides its nodes, moved (in place)."""
         kept.instance_refs = [(self.key(usr), self.line(line), column)
                               for usr, line, column in kept.instance_refs]
         sig = kept.signature
@@ -285,6 +327,8 @@ class DocumentStore:
     last_move: "Shift | None" = None  # the last build's line move from the text before it
     parts_build: int = -1           # the build part_results were found on
     outside_flat: object = None     # outside_key with the isolated bodies' newlines dropped
+    last_build: object = None       # the last build's program and facts (ir/body_edit.py)
+    last_body_edit: bool = False    # the last build lowered only the edited body, walking nothing else
 
     @property
     def next_node_id(self) -> int:
@@ -302,6 +346,8 @@ class DocumentStore:
         self.last_move = None
         self.parts_build = -1
         self.outside_flat = None
+        self.last_build = None
+        self.last_body_edit = False
         self.part_results = {}
         self.body_keys = {}
         self.moved_body_keys = {}
