@@ -6,14 +6,25 @@ loop's first test)."""
 
 from __future__ import annotations
 
-from syncheck.ir.nodes import Node, strip_wrappers
+from syncheck.analyses import c_semantics as C
+from syncheck.ir.nodes import VALUE_WRAPPERS, Node, strip_wrappers
 
 WARP_SIZE = 32  # on every architecture syncheck targets
+
+# Casts written in the source convert; parentheses and the implicit conversions libclang
+# shows as UNEXPOSED_EXPR keep the value.
+_CONVERTING = ("CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR")
+
+# The operators folded here (comparisons and bit operations have no use as loop bounds yet).
+_OPERATORS = ("+", "-", "*", "/", "<<", ">>")
 
 
 def integer_constant(node: Node, block_dim: tuple[int, int, int] | None = None,
                      known: dict[str, int] | None = None) -> int | None:
-    node = strip_wrappers(node)
+    if node.kind in VALUE_WRAPPERS and node.children:
+        inner = integer_constant(node.children[-1], block_dim, known)
+        target = C.int_type(node.type) if node.kind in _CONVERTING else None
+        return inner if inner is None or target is None else C.convert(inner, target)
     if isinstance(node.value, int) and not isinstance(node.value, bool):
         return node.value
     if known and node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.key in known:
@@ -29,18 +40,12 @@ def integer_constant(node: Node, block_dim: tuple[int, int, int] | None = None,
         return None
     if node.kind == "UNARY_OPERATOR" and node.op in ("-", "~") and node.children:
         inner = integer_constant(node.children[0], block_dim, known)
-        if inner is None:
-            return None
-        return -inner if node.op == "-" else ~inner
-    if node.kind == "BINARY_OPERATOR" and len(node.children) == 2:
+        return None if inner is None else C.unary(node.op, inner, C.int_type(node.type) or C.UNKNOWN_INTEGER)
+    if node.kind == "BINARY_OPERATOR" and len(node.children) == 2 and node.op in _OPERATORS:
         a, b = (integer_constant(c, block_dim, known) for c in node.children)
         if a is None or b is None:
             return None
-        if node.op == "/":
-            # C division truncates toward zero
-            return None if b == 0 else (abs(a) // abs(b)) * (1 if (a < 0) == (b < 0) else -1)
-        ops = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-               ">>": lambda: a >> b if 0 <= b < 64 else None,
-               "<<": lambda: a << b if 0 <= b < 64 else None}
-        return ops[node.op]() if node.op in ops else None
+        left, right = node.children
+        t = C.operation_type(node.op, node.type, left.type, right.type)
+        return C.binary(node.op, a, b, t or C.UNKNOWN_INTEGER)
     return None

@@ -238,7 +238,7 @@ class HostValues:
 
     def constant(self, expr: Node) -> int | None:
         """The value of an expression built from literals and constants only."""
-        from syncheck.analyses.uniformity import fold
+        from syncheck.analyses.uniformity import fold_node
         kind = expr.kind
         if kind in ("INTEGER_LITERAL",):
             return expr.value if isinstance(expr.value, int) else None
@@ -258,7 +258,7 @@ class HostValues:
             if expr.op == "=":  # `a = b = n`: b's definition is this assignment itself
                 return self.constant(expr.children[1])
             a, b = (self.constant(c) for c in expr.children)
-            return fold(expr.op, a, b, expr.type) if a is not None and b is not None else None
+            return fold_node(expr, a, b) if a is not None and b is not None else None
         if kind == "MEMBER_REF_EXPR" and expr.decl is not None and expr.children:
             return self._member_constant(expr)
         if kind == "DECL_REF_EXPR" and expr.decl is not None:
@@ -357,11 +357,11 @@ class HostValues:
         if kind == "BINARY_OPERATOR" and len(expr.children) == 2 and expr.op == "=":
             return self.constant_choices(expr.children[1], depth + 1)
         if kind == "BINARY_OPERATOR" and len(expr.children) == 2:
-            from syncheck.analyses.uniformity import fold
+            from syncheck.analyses.uniformity import fold_node
             a, b = (self.constant_choices(c, depth + 1) for c in expr.children)
             if a is None or b is None or len(a) * len(b) > _MAX_CHOICES:
                 return None
-            out = {fold(expr.op, x, y, expr.type) for x in a for y in b}
+            out = {fold_node(expr, x, y) for x in a for y in b}
             return None if None in out else out
         if kind == "DECL_REF_EXPR" and expr.decl is not None:
             defs = self.defs.get(expr.decl.key, [])

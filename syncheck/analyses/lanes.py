@@ -8,6 +8,7 @@ mask checks stay silent rather than guess.
 
 from __future__ import annotations
 
+from syncheck.analyses import c_semantics as C
 from syncheck.analyses.levels import Level
 from syncheck.analyses.uniformity import Frame, Site, effective_controllers
 
@@ -59,5 +60,5 @@ def lane_list(mask: int) -> str:
 def mask_constant(value) -> int | None:
     """A mask argument's constant value as the 32-bit unsigned the hardware sees."""
     if isinstance(value, int):
-        return value & FULL_MASK
+        return C.convert(value, C.UNSIGNED_INT)
     return None

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-_CMP = {"<": np.less, ">": np.greater, "<=": np.less_equal, ">=": np.greater_equal,
-        "==": np.equal, "!=": np.not_equal}
+from syncheck.analyses import c_semantics as C
 
 
 class PerThread:
@@ -44,72 +43,37 @@ def thread_range(n: int) -> PerThread:
     return cached
 
 
-def _mask(type_spelling: str):
-    t = type_spelling
-    if "unsigned" in t or "size_t" in t or t.startswith("uint"):
-        return (1 << 64) - 1 if ("long" in t or "size_t" in t or "64" in t) else 0xFFFFFFFF
-    return None
-
-
 def _operand(x, n: int):
     if isinstance(x, PerThread):
         return x.values
-    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
-        return np.full(n, int(x), dtype=np.int64)
-    if isinstance(x, bool):
+    if isinstance(x, (int, np.integer)) and -(1 << 63) <= int(x) < (1 << 63):
         return np.full(n, int(x), dtype=np.int64)
     return None
 
 
-def binary(op: str, a, b, type_spelling: str) -> PerThread | None:
+def binary(op: str, a, b, t: C.IntType | None) -> PerThread | None:
+    """``a op b`` for every thread (either side may be a constant), for an operator carried
+    out in type t (c_semantics.operation_type; None: not an integer operation)."""
+    if t is None:
+        return None
     n = len(a) if isinstance(a, PerThread) else len(b)
     xs, ys = _operand(a, n), _operand(b, n)
     if xs is None or ys is None or len(xs) != len(ys):
         return None
-    with np.errstate(all="ignore"):
-        if op in _CMP:
-            return PerThread(_CMP[op](xs, ys).astype(np.int64))
-        if op == "&&":
-            return PerThread(((xs != 0) & (ys != 0)).astype(np.int64))
-        if op == "||":
-            return PerThread(((xs != 0) | (ys != 0)).astype(np.int64))
-        if op in ("/", "%"):
-            if (ys == 0).any():
-                return None
-            q = np.sign(xs) * np.sign(ys) * (np.abs(xs) // np.abs(ys))
-            out = q if op == "/" else xs - ys * q
-        elif op in ("<<", ">>"):
-            if (ys < 0).any() or (ys >= 63).any():
-                return None
-            out = np.left_shift(xs, ys) if op == "<<" else np.right_shift(xs, ys)
-        else:
-            fn = {"+": np.add, "-": np.subtract, "*": np.multiply, "&": np.bitwise_and,
-                  "|": np.bitwise_or, "^": np.bitwise_xor}.get(op)
-            if fn is None:
-                return None
-            out = fn(xs, ys)
-    mask = _mask(type_spelling)
-    if mask is not None and mask <= 0xFFFFFFFF:
-        out = np.bitwise_and(out, mask)
-    return PerThread(out.astype(np.int64))
+    out = C.binary_array(op, xs, ys, t)
+    return None if out is None else PerThread(out)
 
 
-def unary(op: str, a: PerThread, type_spelling: str) -> PerThread | None:
-    xs = a.values
-    if op == "-":
-        out = -xs
-    elif op == "+":
-        out = xs
-    elif op == "!":
-        return PerThread((xs == 0).astype(np.int64))
-    elif op == "~":
-        out = np.invert(xs)
-    else:
+def unary(op: str, a: PerThread, t: C.IntType | None) -> PerThread | None:
+    if t is None and op != "!":
         return None
-    mask = _mask(type_spelling)
-    if mask is not None and mask <= 0xFFFFFFFF:
-        out = np.bitwise_and(out, mask)
-    return PerThread(out.astype(np.int64))
+    out = C.unary_array(op, a.values, t or C.INT)
+    return None if out is None else PerThread(out)
+
+
+def convert(a: PerThread, t: C.IntType) -> PerThread | None:
+    out = C.convert_array(a.values, t)
+    return None if out is None else PerThread(out)
 
 
 def select(cond: PerThread, a, b) -> PerThread | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from syncheck.analyses import c_semantics as C
 from syncheck.analyses import primitives as P
 from syncheck.analyses.async_ops import NAMED_SYNC, events_of
 from syncheck.analyses.barrier_intervals import (BarrierIntervals, admitted_block_shapes, first_test_passes,
@@ -376,9 +377,11 @@ def _literal_constant(node: Node) -> int | None:
         return node.decl.value
     if node.kind == "BINARY_OPERATOR" and len(node.children) == 2 and node.op in ("+", "-", "*", "/", "<<"):
         a, b = (_literal_constant(c) for c in node.children)
-        if a is None or b is None or (node.op == "/" and b == 0) or (node.op == "<<" and not 0 <= b < 32):
+        if a is None or b is None:
             return None
-        return {"+": a + b, "-": a - b, "*": a * b, "/": int(a / b), "<<": a << b}[node.op]
+        left, right = node.children
+        t = C.operation_type(node.op, node.type, left.type, right.type)
+        return C.binary(node.op, a, b, t or C.UNKNOWN_INTEGER)
     return None
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from syncheck.analyses import c_semantics as C
 from syncheck.analyses.levels import Level
 from syncheck.analyses.reaching_definitions import INCOMING
 from syncheck.analyses.shared_memory import Scope
@@ -75,11 +76,6 @@ def prepare_solver_context() -> None:
     core._main_ctx = None
     if _spare_context is None:
         _spare_context = z3.Context()
-
-
-def _is_unsigned(type_spelling: str) -> bool:
-    t = type_spelling
-    return "unsigned" in t or t.startswith(("uint", "size_t")) or t in ("uint32_t", "uint64_t", "size_t")
 
 
 def bitvector(z3, name: str):
@@ -406,16 +402,8 @@ class Encoder:
             return z3.If(self.cond(node, scope, depth), constant_term(z3, 1), constant_term(z3, 0))
         a = self.expr(node.children[0], scope, depth + 1)
         b = self.expr(node.children[1], scope, depth + 1)
-        if op == "+":
-            return a + b
-        if op == "-":
-            return a - b
-        if op == "*":
-            return a * b
-        if op == "/":
-            return a / b          # signed division: indices are not negative in practice
-        if op == "%":
-            return z3.SRem(a, b)  # C's remainder keeps the dividend's sign
+        if op not in ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"):
+            raise NotEncodable()
         if op in ("&", "|", "^", "<<", ">>"):
             # Bit tricks on run-time values (masks from parameters) would let the solver pick
             # values the program never has: only right operands the encoding pins down are
@@ -423,10 +411,9 @@ class Encoder:
             # step, is a constant shifted by the iteration count).
             if not self._exact(b) and not (self.thread_shifts and op in ("<<", ">>")):
                 raise NotEncodable()
-            if op == ">>" and _is_unsigned(node.type):
-                return z3.LShR(a, b)  # `0xffffffff >> n` shifts zeros in: a mask, not -1
-            return {"&": a & b, "|": a | b, "^": a ^ b, "<<": a << b, ">>": a >> b}[op]
-        raise NotEncodable()
+        # the operand type's signedness picks division, remainder and `>>` (`0xffffffff >> n`
+        # shifts zeros in: a mask, not -1)
+        return C.z3_binary(z3, op, a, b, _operation_type(node))
 
     def _exact(self, term) -> bool:
         """Is the term a function of constants, the block shape and loop iteration counts
@@ -509,18 +496,16 @@ class Encoder:
             if op in ("&&", "||"):
                 a, b = (self.cond(c, scope, depth + 1) for c in n.children)
                 return z3.And(a, b) if op == "&&" else z3.Or(a, b)
-            if op in ("<", "<=", ">", ">=", "==", "!="):
+            if op in C.COMPARISONS:
                 if self.free_data_decisions and all(self._loaded(c, scope) for c in n.children):
                     # Two values read from memory compared (a sort's compare-exchange):
                     # the input decides, so each thread may go either way.
                     return self._data_decision(n, scope)
                 a, b = (self.expr(c, scope, depth + 1) for c in n.children)
-                return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b,
-                        "==": a == b, "!=": a != b}[op]
+                return C.z3_binary(z3, op, a, b, _operation_type(n))  # unsigned operands compare unsigned
         if n.kind == "UNARY_OPERATOR" and n.op == "!" and n.children:
             return z3.Not(self.cond(n.children[0], scope, depth + 1))
         return self.expr(n, scope, depth + 1) != 0
-
 
     def _data_decision(self, node: Node, scope: Scope):
         """This thread's free decision at a comparison (one per comparison and scope), named
@@ -546,6 +531,11 @@ class Encoder:
         return False
 
 
+def _operation_type(node: Node) -> "C.IntType | None":
+    left, right = node.children
+    return C.operation_type(node.op, node.type, left.type, right.type)
+
+
 _LOOP_EXITS = ("BREAK_STMT", "RETURN_STMT", "GOTO_STMT")
 
 
@@ -556,8 +546,8 @@ def _step_toward_bound(induction, counter: Node) -> int:
     loop = induction.loop_stmt
     if loop is None or induction.op not in ("+", "-") or counter.decl is None:
         return 0
-    type_ = counter.type.replace("const ", "").strip()
-    if "unsigned" in type_ or type_.startswith(("size_t", "uint", "unsigned")):
+    counter_type = C.int_type(counter.type)
+    if counter_type is not None and not counter_type.signed:
         return 0  # wrapping is defined: a huge step leaves the loop at once
     cond = loop.child_by_role("cond")
     body = loop.child_by_role("body")

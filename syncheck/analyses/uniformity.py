@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from syncheck.analyses import c_semantics as C
 from syncheck.analyses import per_thread as PT
 from syncheck.analyses import primitives as P
 from syncheck.analyses.control_dependence import control_dependences
@@ -300,46 +301,39 @@ _ARITH = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", ">", "<=", ">
 _EXACT_COMPOUND = {"+=", "-=", "*="}
 _CUTE_SHAPE_QUERIES = {"size", "shape", "rank", "depth", "cosize", "stride", "product"}
 _ASSIGN_OPS = {"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="}
+# Casts written in the source (the lowered trees drop implicit conversions).
+_INTEGER_CASTS = ("CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR")
 _CASTS = {"CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR",
           "CXX_REINTERPRET_CAST_EXPR", "CXX_CONST_CAST_EXPR", "PAREN_EXPR", "UNEXPOSED_EXPR",
           "CXX_DYNAMIC_CAST_EXPR"}
 
 
-def _mask_for(type_spelling: str) -> int | None:
-    t = type_spelling
-    if "unsigned" in t or "size_t" in t or t.startswith("uint"):
-        return 0xFFFFFFFFFFFFFFFF if ("long" in t or "size_t" in t or "64" in t) else 0xFFFFFFFF
-    return None
-
-
-def fold(op: str, a, b, type_spelling: str):
+def fold(op: str, a, b, t: C.IntType | None):
+    """The constant ``a op b`` for an operator carried out in type t (c_semantics'
+    operation_type; None: not an integer type), or None."""
     if a is None or b is None:
         return None
-    try:
-        if isinstance(a, float) or isinstance(b, float):
+    if op == ",":
+        return b
+    if isinstance(a, float) or isinstance(b, float):
+        try:
             if op in ("+", "-", "*", "/"):
                 return {"+": a + b, "-": a - b, "*": a * b, "/": a / b if b else None}[op]
-            if op in ("<", ">", "<=", ">=", "==", "!="):
+            if op in C.COMPARISONS:
                 return int({"<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b,
                             "==": a == b, "!=": a != b}[op])
-            return None
-        r = {
-            "+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-            "/": lambda: (abs(a) // abs(b)) * (1 if (a >= 0) == (b >= 0) else -1) if b else None,
-            "%": lambda: (a - b * int(a / b)) if b else None,
-            "<<": lambda: a << b if 0 <= b < 64 else None, ">>": lambda: a >> b if 0 <= b < 64 else None,
-            "&": lambda: a & b, "|": lambda: a | b, "^": lambda: a ^ b,
-            "<": lambda: int(a < b), ">": lambda: int(a > b), "<=": lambda: int(a <= b),
-            ">=": lambda: int(a >= b), "==": lambda: int(a == b), "!=": lambda: int(a != b),
-            "&&": lambda: int(bool(a) and bool(b)), "||": lambda: int(bool(a) or bool(b)),
-            ",": lambda: b,
-        }[op]()
-    except (KeyError, ZeroDivisionError, OverflowError):
+        except OverflowError:
+            pass
         return None
-    mask = _mask_for(type_spelling)
-    if r is not None and mask is not None and op not in ("<", ">", "<=", ">=", "==", "!=", "&&", "||"):
-        r &= mask
-    return r
+    return C.binary(op, a, b, t or C.UNKNOWN_INTEGER)
+
+
+def fold_node(node: Node, a, b, op: str | None = None):
+    """``fold`` for a binary operator node (``op``: the operator a compound assignment
+    applies) and its operands' constants."""
+    op = op or node.op
+    left, right = node.children
+    return fold(op, a, b, C.operation_type(op, node.type, left.type, right.type))
 
 
 def _thread_below_block(op: str, a: Value, b: Value) -> bool | None:
@@ -649,7 +643,14 @@ class _FunctionAnalyzer:
         if not node.children:
             return UNIFORM
         values = [self.eval(c) for c in node.children]
-        return values[-1]
+        value = values[-1]
+        t = C.int_type(node.type) if node.kind in _INTEGER_CASTS else None
+        if t is None or (value.const is None and value.per_thread is None):
+            return value
+        # `(int)(threadIdx.x - 16)`: the cast's type decides the value (and its sign)
+        const = C.convert(value.const, t) if isinstance(value.const, (int, float)) else value.const
+        per_thread = PT.convert(value.per_thread, t) if value.per_thread is not None else None
+        return replace(value, const=const, per_thread=per_thread)
 
     _e_CSTYLE_CAST_EXPR = _e_CXX_STATIC_CAST_EXPR = _e_CXX_FUNCTIONAL_CAST_EXPR = _e_CASTLIKE
     _e_CXX_REINTERPRET_CAST_EXPR = _e_CXX_CONST_CAST_EXPR = _e_PAREN_EXPR = _e_CASTLIKE
@@ -919,7 +920,7 @@ class _FunctionAnalyzer:
             target.decl.storage in ("local", "param")
 
     def _combine(self, op: str, a: Value, b: Value, node: Node) -> Value:
-        const = fold(op, a.const, b.const, node.type)
+        const = fold_node(node, a.const, b.const, op)
         level = max(a.level, b.level)
         origin = a.origin if a.level >= b.level else b.origin
         lane_linear = aligned = warp_linear = False
@@ -984,7 +985,8 @@ class _FunctionAnalyzer:
                 (a.per_thread is not None or a.const is not None) and \
                 (b.per_thread is not None or b.const is not None):
             per_thread = PT.binary(op, a.per_thread if a.per_thread is not None else a.const,
-                                   b.per_thread if b.per_thread is not None else b.const, node.type)
+                                   b.per_thread if b.per_thread is not None else b.const,
+                                   C.operation_type(op, node.type, node.children[0].type, node.children[1].type))
         thread_vs_block = _thread_below_block(op, a, b)
         if thread_vs_block is not None:
             return Value(const=int(thread_vs_block))  # threadIdx.x < blockDim.x: always true
@@ -1029,18 +1031,14 @@ class _FunctionAnalyzer:
             return addr
         v = self.eval(operand)
         const = None
-        if v.const is not None:
-            try:
-                const = {"-": lambda x: -x, "+": lambda x: x, "!": lambda x: int(not x),
-                         "~": lambda x: ~x}[op](v.const) if not (op == "~" and isinstance(v.const, float)) else None
-            except KeyError:
-                const = None
-            mask = _mask_for(node.type)
-            if isinstance(const, int) and mask is not None:
-                const &= mask
+        t = C.int_type(node.type)
+        if isinstance(v.const, float):
+            const = {"-": lambda x: -x, "+": lambda x: x, "!": lambda x: int(not x)}.get(op, lambda x: None)(v.const)
+        elif v.const is not None:
+            const = C.unary(op, v.const, t or C.UNKNOWN_INTEGER)
         per_thread = None
         if v.per_thread is not None and op in ("-", "!", "~", "+"):
-            per_thread = PT.unary(op, v.per_thread, node.type)
+            per_thread = PT.unary(op, v.per_thread, t)
         return Value(v.level, const, False, False, v.origin, per_thread=per_thread,
                      from_activemask=v.from_activemask, lane_only=v.lane_only)
 
@@ -1222,7 +1220,7 @@ class _FunctionAnalyzer:
             lanes = None
             if self.shape.x_multiple_of_32:
                 n = min(self.shape.block_dim[0], 1024) if self.shape.block_dim else 1024
-                lanes = PT.binary("%", PT.thread_range(n), 32, "unsigned int")
+                lanes = PT.binary("%", PT.thread_range(n), 32, C.UNSIGNED_INT)
             return Value(Level.THREAD, origin=origin, lane_only=True, per_thread=lanes)
         if "%lanemask" in text:
             return Value(Level.THREAD, origin=origin, lane_only=True)
