@@ -53,9 +53,12 @@ def _operand(x, n: int):
 
 def binary(op: str, a, b, t: C.IntType | None) -> PerThread | None:
     """``a op b`` for every thread (either side may be a constant), for an operator carried
-    out in type t (c_semantics.operation_type; None: not an integer operation)."""
+    out in type t (c_semantics.operation_type; None: a floating or pointer operation, on
+    integral values: exact but for a quotient)."""
     if t is None:
-        return None
+        if op in ("/", "%"):
+            return None
+        t = C.UNKNOWN_INTEGER
     n = len(a) if isinstance(a, PerThread) else len(b)
     xs, ys = _operand(a, n), _operand(b, n)
     if xs is None or ys is None or len(xs) != len(ys):

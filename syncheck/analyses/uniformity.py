@@ -315,7 +315,7 @@ def fold(op: str, a, b, t: C.IntType | None):
         return None
     if op == ",":
         return b
-    if isinstance(a, float) or isinstance(b, float):
+    if isinstance(a, float) or isinstance(b, float) or (t is None and op == "/"):
         try:
             if op in ("+", "-", "*", "/"):
                 return {"+": a + b, "-": a - b, "*": a * b, "/": a / b if b else None}[op]
