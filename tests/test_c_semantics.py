@@ -275,3 +275,59 @@ def test_z3_encoding_of_the_table(op, a, ta, b, tb, expected):
     a_term = z3.BitVecVal(C.convert(a, t), 32)
     b_term = z3.BitVecVal(b if op in C.SHIFTS else C.convert(b, t), 32)
     assert _z3_value(z3, C.z3_binary(z3, op, a_term, b_term, t), t) == expected
+
+
+# -- the evaluators of lowered expressions use these definitions ----------------------------------
+
+KERNEL = """
+__global__ void k(int *out) {
+    unsigned a = (unsigned)-1 / 2;
+    int b = -7 / 2;
+    unsigned c = ~0u >> 31;
+    int d = (int)(0u - 16) / 4;
+    unsigned e = -1 % 3u;
+    int f = (unsigned char)300;
+    long long g = 1LL << 40;
+    int h = -1 < 1u;
+    int m = (int)(threadIdx.x % 32 - 16) < 0;
+    out[0] = a + b + c + d + e + f + g + h + m;
+}
+"""
+
+KERNEL_VALUES = {"a": 2147483647, "b": -3, "c": 1, "d": -4, "e": 0, "f": 44, "g": 1 << 40, "h": 0}
+
+
+def _lowered_kernel(tmp_path):
+    from syncheck.frontend.parse import ParseOptions, parse_source
+    from syncheck.ir.program import build_program
+    path = tmp_path / "k.cu"
+    path.write_text(KERNEL)
+    program = build_program(parse_source(str(path), KERNEL.encode(), ParseOptions()))
+    kernel = next(f for f in program.functions.values() if f.name == "k")
+    inits = {n.decl.name: n.children[-1] for n in kernel.body.walk() if n.kind == "VAR_DECL"}
+    return program, kernel, inits
+
+
+def test_lowered_constants_fold_as_c_does(tmp_path):
+    from syncheck.analyses.constants import integer_constant
+    from syncheck.analyses.uniformity import UniformityService
+    program, kernel, inits = _lowered_kernel(tmp_path)
+    analysis = UniformityService(program).analyze(kernel)
+    for name, expected in KERNEL_VALUES.items():
+        assert analysis.values[inits[name].id].const == expected, name
+    for name in ("a", "b", "c", "d", "f", "g"):  # the operators integer_constant folds
+        assert integer_constant(inits[name]) == KERNEL_VALUES[name], name
+    # lanes 0-15 of each warp have a negative signed offset
+    lanes = analysis.values[inits["m"].id].per_thread
+    assert lanes is not None and list(lanes)[:32] == [1] * 16 + [0] * 16
+
+
+def test_z3_operators_of_types_wider_than_the_vectors_stay_signed():
+    """size_t values wrap at 64 bits, which 32-bit vectors cannot show: their operators are
+    the signed ones, exact in the range the encoder's symbols keep to."""
+    z3 = pytest.importorskip("z3")
+    a, four = z3.BitVec("a", 32), z3.BitVecVal(4, 32)
+    assert z3.eq(C.z3_binary(z3, "<", a, four, ULLONG), a < four)
+    assert z3.eq(C.z3_binary(z3, "/", a, four, ULLONG), a / four)
+    assert z3.eq(C.z3_binary(z3, "<", a, four, UINT), z3.ULT(a, four))
+    assert z3.eq(C.z3_binary(z3, "/", a, four, UINT), z3.LShR(a, 2))  # UDiv by a power of two

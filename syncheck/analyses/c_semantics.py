@@ -262,20 +262,39 @@ def unary_array(op: str, xs: np.ndarray, t: IntType) -> np.ndarray | None:
 
 
 # -- the same operators as z3 bit-vector terms ------------------------------------------------
-# The symbolic layer encodes every integer in 32-bit vectors (64-bit types included: indices
-# are assumed not to overflow); the type's signedness picks the operator.
+# The symbolic layer encodes integers in bit-vectors of one width (32 bits), its symbols in a
+# range where index arithmetic does not overflow. A type's signedness picks the operator where
+# the vectors hold the type's values exactly; a wider unsigned type (size_t) wraps at a width
+# the vectors do not have, so its operators stay the signed ones, exact in the range the
+# symbols keep to (and cheaper for the solver).
 
 def z3_binary(z3, op: str, a, b, t: IntType | None):
-    signed = t is None or t.signed
+    unsigned = t is not None and not t.signed and not t.is_bool and t.bits <= _width(z3, a, b)
+    if op in ("/", "%") and unsigned:
+        divisor = _constant(z3, b)
+        if divisor is not None and divisor > 0 and divisor & (divisor - 1) == 0:
+            # the same value as UDiv/URem, as bit operations the solver decides far faster
+            return z3.LShR(a, divisor.bit_length() - 1) if op == "/" else a & (divisor - 1)
+        return z3.UDiv(a, b) if op == "/" else z3.URem(a, b)
     if op == "/":
-        return a / b if signed else z3.UDiv(a, b)
+        return a / b
     if op == "%":
-        return z3.SRem(a, b) if signed else z3.URem(a, b)
+        return z3.SRem(a, b)
     if op == ">>":
-        return a >> b if signed else z3.LShR(a, b)
+        return z3.LShR(a, b) if unsigned else a >> b
     if op in COMPARISONS:
-        if signed or op in ("==", "!="):
-            return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[op]
-        return {"<": z3.ULT, "<=": z3.ULE, ">": z3.UGT, ">=": z3.UGE}[op](a, b)
+        if unsigned and op not in ("==", "!="):
+            return {"<": z3.ULT, "<=": z3.ULE, ">": z3.UGT, ">=": z3.UGE}[op](a, b)
+        return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[op]
     return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "&": lambda: a & b,
             "|": lambda: a | b, "^": lambda: a ^ b, "<<": lambda: a << b}[op]()
+
+
+def _constant(z3, term) -> int | None:
+    term = z3.simplify(term)
+    return term.as_long() if z3.is_bv_value(term) else None
+
+
+def _width(z3, a, b) -> int:
+    term = a if z3.is_bv(a) else b
+    return term.size() if z3.is_bv(term) else 0

@@ -68,9 +68,7 @@ def binary(op: str, a, b, t: C.IntType | None) -> PerThread | None:
 
 
 def unary(op: str, a: PerThread, t: C.IntType | None) -> PerThread | None:
-    if t is None and op != "!":
-        return None
-    out = C.unary_array(op, a.values, t or C.INT)
+    out = C.unary_array(op, a.values, t or C.UNKNOWN_INTEGER)  # None: a floating operand, integral values
     return None if out is None else PerThread(out)
 
 
