@@ -27,6 +27,7 @@ import numpy as np
 class IntType:
     bits: int      # 1 for bool
     signed: bool
+    known: bool = True  # False: a spelling of no type this module knows (UNKNOWN_INTEGER)
 
     @property
     def is_bool(self) -> bool:
@@ -39,7 +40,7 @@ UNSIGNED_INT = IntType(32, False)
 # A spelling that names no type this module knows (a template parameter, a typedef of the
 # project): a wide signed integer, so that its values are not cut where the real type may
 # be wider (which is what every evaluator did before they shared these definitions).
-UNKNOWN_INTEGER = IntType(64, True)
+UNKNOWN_INTEGER = IntType(64, True, known=False)
 
 _NAMED = {
     "bool": BOOL, "_Bool": BOOL,
@@ -262,14 +263,11 @@ def unary_array(op: str, xs: np.ndarray, t: IntType) -> np.ndarray | None:
 
 
 # -- the same operators as z3 bit-vector terms ------------------------------------------------
-# The symbolic layer encodes integers in bit-vectors of one width (32 bits), its symbols in a
-# range where index arithmetic does not overflow. A type's signedness picks the operator where
-# the vectors hold the type's values exactly; a wider unsigned type (size_t) wraps at a width
-# the vectors do not have, so its operators stay the signed ones, exact in the range the
-# symbols keep to (and cheaper for the solver).
+# The symbolic layer encodes integers in 32-bit vectors (64-bit types too: indices are assumed
+# not to overflow); the type's signedness picks the operator.
 
 def z3_binary(z3, op: str, a, b, t: IntType | None):
-    unsigned = t is not None and not t.signed and not t.is_bool and t.bits <= _width(z3, a, b)
+    unsigned = t is not None and not t.signed and not t.is_bool
     if op in ("/", "%") and unsigned:
         divisor = _constant(z3, b)
         if divisor is not None and divisor > 0 and divisor & (divisor - 1) == 0:
@@ -293,8 +291,3 @@ def z3_binary(z3, op: str, a, b, t: IntType | None):
 def _constant(z3, term) -> int | None:
     term = z3.simplify(term)
     return term.as_long() if z3.is_bv_value(term) else None
-
-
-def _width(z3, a, b) -> int:
-    term = a if z3.is_bv(a) else b
-    return term.size() if z3.is_bv(term) else 0

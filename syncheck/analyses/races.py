@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from syncheck.analyses import c_semantics as C
 from syncheck.analyses.barrier_intervals import BarrierIntervals, Point
 from syncheck.analyses.levels import Level
 from syncheck.analyses.shared_memory import _SIZES, Access, KernelAccesses, _pointee
@@ -588,13 +589,9 @@ def _only_symbols(term, names: set[str]) -> bool:
     return all(name in names or name.startswith("blockDim.") for name in _symbols([term]))
 
 
-_SIGNED_INTEGERS = {"int", "signed", "signed int", "short", "short int", "long", "long int", "long long",
-                    "long long int", "signed char", "int8_t", "int16_t", "int32_t", "int64_t", "ptrdiff_t"}
-
-
 def _signed_integer(type_spelling: str) -> bool:
-    words = [w for w in type_spelling.split() if w not in ("const", "volatile")]
-    return " ".join(words) in _SIGNED_INTEGERS
+    t = C.int_type(type_spelling)
+    return t is not None and t.known and t.signed
 
 
 def _symbols(terms: list) -> set[str]:

@@ -385,12 +385,7 @@ class Encoder:
             return {"+": now + rhs, "-": now - rhs, "*": now * rhs}[op]
         if op in ("/", "<<", ">>") and self.z3.is_bv_value(self.z3.simplify(rhs)):
             # a halving or doubling counter (`j >>= 1`, `s /= 2`, `k <<= 1`)
-            if op == "<<":
-                return now << rhs
-            unsigned = _is_unsigned(ref.type)
-            if op == "/":
-                return self.z3.UDiv(now, rhs) if unsigned else now / rhs
-            return self.z3.LShR(now, rhs) if unsigned else now >> rhs
+            return C.z3_binary(self.z3, op, now, rhs, C.int_type(ref.type))
         raise NotEncodable()
 
     def _binary(self, node: Node, scope: Scope, depth: int):
