@@ -329,3 +329,12 @@ def test_z3_unsigned_division_by_a_power_of_two_is_a_shift():
     assert z3.eq(C.z3_binary(z3, "%", a, four, UINT), a & 3)
     assert z3.eq(C.z3_binary(z3, "<", a, four, UINT), z3.ULT(a, four))
     assert z3.eq(C.z3_binary(z3, "/", a, four, INT), a / four)
+
+
+def test_z3_comparisons_of_a_signed_operand_converted_to_unsigned_stay_signed():
+    """`threadIdx.x < r` of an int r: C compares unsigned, which lets every thread pass for a
+    negative r; the encoder's symbols take negative values such a parameter never has."""
+    assert C.z3_comparison_type("const unsigned int", "unsigned int") == UINT
+    assert C.z3_comparison_type("unsigned int", "int") is None
+    assert C.z3_comparison_type("int", "int") == INT
+    assert C.z3_comparison_type("long long", "unsigned int") == LLONG

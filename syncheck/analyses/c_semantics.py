@@ -266,6 +266,20 @@ def unary_array(op: str, xs: np.ndarray, t: IntType) -> np.ndarray | None:
 # The symbolic layer encodes integers in 32-bit vectors (64-bit types too: indices are assumed
 # not to overflow); the type's signedness picks the operator.
 
+def z3_comparison_type(left_spelling: str, right_spelling: str) -> IntType | None:
+    """The type the z3 encoding compares two operands in: C's, except where a signed operand
+    converts to unsigned (`threadIdx.x < r` of an int r). The encoder's symbols range over
+    negative values that such a parameter (a radius, a count) never holds in a program that
+    compares it with an index, and C's comparison would let every thread pass the test for
+    them; compared signed, the two agree on every value the parameter has."""
+    t = operation_type("<", "", left_spelling, right_spelling)
+    if t is None or t.signed:
+        return t
+    if any(side is not None and side.signed for side in (int_type(left_spelling), int_type(right_spelling))):
+        return None
+    return t
+
+
 def z3_binary(z3, op: str, a, b, t: IntType | None):
     unsigned = t is not None and not t.signed and not t.is_bool
     if op in ("/", "%") and unsigned:

@@ -497,7 +497,8 @@ class Encoder:
                     # the input decides, so each thread may go either way.
                     return self._data_decision(n, scope)
                 a, b = (self.expr(c, scope, depth + 1) for c in n.children)
-                return C.z3_binary(z3, op, a, b, _operation_type(n))  # unsigned operands compare unsigned
+                left, right = n.children
+                return C.z3_binary(z3, op, a, b, C.z3_comparison_type(left.type, right.type))
         if n.kind == "UNARY_OPERATOR" and n.op == "!" and n.children:
             return z3.Not(self.cond(n.children[0], scope, depth + 1))
         return self.expr(n, scope, depth + 1) != 0
