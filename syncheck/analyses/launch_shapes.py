@@ -70,6 +70,7 @@ class LaunchShapes:
         self._answers: dict[tuple[str, bool], Shape | None] = {}
         self._from_project: set[tuple[str, bool]] = set()
         self._facts: dict[str, tuple[tuple, ...]] = {}
+        self._relations: dict[str, dict[str, tuple]] = {}
 
     def all_shapes(self, kernel: Function) -> list[Shape | None]:
         """The distinct block shapes of the kernel's known launches (None: not a constant)."""
@@ -147,7 +148,13 @@ class LaunchShapes:
         """Kernel parameters every launch passes as the same expression of the launch's block
         shape and the other arguments (`<<<grid, block>>>(..., block.x + 2 * r, r)`: the
         parameter is blockDim.x + 2 * r), as relation trees, unless launches in other files
-        (whose arguments are not at hand) may pass others."""
+        (whose arguments are not at hand) may pass others. Asked for by every proof and
+        race check of the kernel: computed once."""
+        if kernel.key not in self._relations:
+            self._relations[kernel.key] = self._common_relations(kernel)
+        return self._relations[kernel.key]
+
+    def _common_relations(self, kernel: Function) -> dict[str, tuple]:
         launches = launches_of(self.program, kernel)
         if not launches or not self.relations_complete(kernel):
             return {}
