@@ -134,3 +134,19 @@ def test_cooperative_grid_written_in_a_macro_argument_has_no_empty_quote(cli, tm
     assert len(found) == 1 and found[0]["line"] == 8
     assert "('')" not in found[0]["message"]
     assert "is not derived from an occupancy query" in found[0]["message"]
+
+
+def test_a_bool_template_argument_is_named_true_or_false(cli, tmp_path):
+    # libclang gives no type for an integral template argument and reads `true` as -1: the
+    # call's name in a message must spell the template's bool parameter as written.
+    src = tmp_path / "flags.cu"
+    src.write_text(
+        "template <int d, bool t, typename N> __device__ void f(N* v) { if (t) v[0] = d; __syncthreads(); }\n"
+        "__global__ void k(float* v) {\n"
+        "  if (threadIdx.x) f<3, true>(v);\n"
+        "  if (threadIdx.y) f<4, false>(v);\n"
+        "}\n")
+    found = json.loads(cli("--format", "json", src).stdout)["findings"]
+    messages = sorted(f["message"] for f in found)
+    assert len(messages) == 2
+    assert "'f<3, true, float>'" in messages[0] and "'f<4, false, float>'" in messages[1]

@@ -9,7 +9,7 @@ outermost call made under divergent control.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from syncheck.analyses.levels import Level
@@ -26,6 +26,8 @@ class PartialReach:
     causes: list[Controller]   # the divergent decisions in the anchor's function
     chain: list[Site]          # calls below the anchor down to the primitive (empty: direct)
     allowed: Level             # the coarsest level the primitive tolerates
+    # divergent decisions of callers further out: (the call made under them, the decisions)
+    outer: list[tuple[Site, list[Controller]]] = field(default_factory=list)
 
     @property
     def anchor(self) -> Node:
@@ -67,7 +69,9 @@ def partial_reaches(service: UniformityService,
                          and not _proven_same(service, root, frames, d, c, allowed, proofs)]
             if not violating:
                 continue
-            depth = min(d for d, _ in violating)
+            # Reported where the innermost divergent decision is: fixing a caller's
+            # `if (mask)` alone would leave it. Callers' decisions become notes.
+            depth = max(d for d, _ in violating)
             causes = [c for d, c in violating if d == depth]
             if depth < len(frames):
                 anchor_site = frames[depth].site
@@ -77,8 +81,10 @@ def partial_reaches(service: UniformityService,
             key = (anchor_site.node.line, anchor_site.node.col, site.node.line, site.prim.category)
             if key in found:
                 continue
+            outer = [(frames[d].site, [c for e, c in violating if e == d])
+                     for d in sorted({d for d, _ in violating if d < depth})]
             found[key] = PartialReach(site, anchor_site, anchor_site.function, causes,
-                                      chain, allowed)
+                                      chain, allowed, outer)
     return list(found.values())
 
 

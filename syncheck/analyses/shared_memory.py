@@ -714,6 +714,17 @@ class KernelAccesses:
             return bindings
         member = _strip(callee_node)
         obj = _strip(member.children[0]) if member.children else None
+        if obj is not None and obj.kind == "CXX_THIS_EXPR":
+            bindings.update({k: v for k, v in scope.bindings.items() if k in self._field_keys})
+            return bindings
+        fields = self._constructed_fields(obj, scope)
+        bindings.update(fields)
+        self._field_keys.update(fields)
+        return bindings
+
+    def _constructed_fields(self, obj: Node | None, scope: Scope) -> dict:
+        """The fields of an object built by a constructor call (directly or through a local
+        defined once), each bound to what the constructor's member initializer stored."""
         while obj is not None and obj.kind in ("CXX_FUNCTIONAL_CAST_EXPR", "MATERIALIZE_TEMPORARY_EXPR") \
                 and obj.children:
             obj = _strip(obj.children[-1])
@@ -721,16 +732,26 @@ class KernelAccesses:
             init = scope.single_defs.get(obj.decl.key)
             obj = _strip(init) if init is not None else None
         if obj is None or obj.kind != "CALL_EXPR" or obj.decl is None or obj.decl.kind != "CONSTRUCTOR":
-            return bindings
+            return {}
         ctor = self.program.resolve_call(obj.decl)
         if ctor is None or not ctor.member_inits:
-            return bindings
+            return {}
         ctor_args = call_args(obj)
         ctor_scope = Scope(scope.analysis, {p.key: (a, scope) for p, a in zip(ctor.params, ctor_args)})
-        for field_key, init in ctor.member_inits.items():
-            bindings[field_key] = (init, ctor_scope)
-            self._field_keys.add(field_key)
-        return bindings
+        return {field_key: (init, ctor_scope) for field_key, init in ctor.member_inits.items()}
+
+    def _field_binding(self, node: Node, scope: Scope):
+        """(expression, scope) a field names in this calling context: `data` or `this->data`
+        inside a method, bound by the object's constructor, or `view.data` of a local object
+        whose constructor set it. None for anything else."""
+        if node.kind != "MEMBER_REF_EXPR" or node.decl is None:
+            return None
+        obj = _strip(node.children[0]) if node.children else None
+        if obj is None or obj.kind == "CXX_THIS_EXPR":
+            return scope.bindings.get(node.decl.key)
+        if obj.kind != "DECL_REF_EXPR" or obj.decl is None or obj.decl.storage != "local":
+            return None
+        return self._constructed_fields(obj, scope).get(node.decl.key)
 
     def _returned_pointer(self, call: Node, scope: Scope):
         """What a function that hands out shared memory returns (the SharedMemory<T>
@@ -785,6 +806,9 @@ class KernelAccesses:
             return None
         if base.kind == "CALL_EXPR" and P.classify(base) is None:
             return self._returned_pointer(base, scope)
+        field = self._field_binding(base, scope)
+        if field is not None:
+            return self._pointer_target(*field)
         if base.kind == "DECL_REF_EXPR" and base.decl is not None:
             if base.decl.key in scope.pointer_alias:
                 return scope.pointer_alias[base.decl.key]
@@ -848,10 +872,14 @@ class KernelAccesses:
     # -- accesses --
     def _shared_base(self, node: Node, scope: Scope) -> tuple[str, str] | None:
         node = _strip(node)
-        if node.kind == "MEMBER_REF_EXPR" and not node.children and node.decl is not None \
-                and node.decl.key in scope.bindings:
-            arg, arg_scope = scope.bindings[node.decl.key]  # a field set by the constructor
-            return self._shared_base(arg, arg_scope)
+        field = self._field_binding(node, scope)
+        if field is not None:
+            found = self._shared_base(*field)
+            if found is None and "*" in node.type:
+                target = self._pointer_target(*field)  # a pointer field set to `&s[k]`
+                if target is not None:
+                    return target[0], _display_name(target[0], node)
+            return found
         if node.kind == "MEMBER_REF_EXPR" and node.children and node.spelling:
             # A member of a shared struct (cub TempStorage, CUTLASS SharedStorage, a policy's
             # storage): each member is a location of its own.
@@ -1008,7 +1036,7 @@ class KernelAccesses:
         base = self._shared_base(cur, scope)
         if base is None:
             return False
-        target = self._pointer_target(cur, scope) if cur.kind == "DECL_REF_EXPR" else None
+        target = self._pointer_target(cur, scope) if cur.kind in ("DECL_REF_EXPR", "MEMBER_REF_EXPR") else None
         offsets = target[1] if target is not None else []
         indices.reverse()
         if cur.kind == "MEMBER_REF_EXPR":
@@ -1035,9 +1063,12 @@ class KernelAccesses:
         if callee is None or callee.body is None or callee.is_lambda:
             return
         args = call_args(call)
-        passes_shared = any(self._shared_base(a, scope) is not None or
-                            self._pointer_target(a, scope) is not None for a in args)
-        if not passes_shared:
+        bindings = self._call_bindings(call, callee, args, scope)
+        # shared memory reaches the callee through an argument or a field of its object
+        reaching = list(zip(args, [scope] * len(args))) + [
+            value for key, value in bindings.items() if key in self._field_keys]
+        if not any(self._shared_base(a, s) is not None or self._pointer_target(a, s) is not None
+                   for a, s in reaching):
             return
         if self._contains_barrier(callee, warp=False, seen=set()):
             self.unknown_barrier_calls = True
@@ -1047,7 +1078,6 @@ class KernelAccesses:
         arg_values = tuple(scope.analysis.values.get(a.id, _U) for a in args)
         sub = self.service.analyze(callee, arg_values[:len(callee.params)] + tuple(
             _U for _ in callee.params[len(arg_values):]), shape=self.analysis.shape)
-        bindings = self._call_bindings(call, callee, args, scope)
         sub_scope = self._scope(callee, sub, bindings)
         cfg, live, _ = self.service.cfg_of(callee)
         if instance is None:  # nested calls share their outermost call's instance

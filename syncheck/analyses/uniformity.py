@@ -131,6 +131,7 @@ class UniformityService:
         self._cfgs: dict[str, tuple[CFG, set[int], dict[int, set[int]]]] = {}
         self._in_progress: set[tuple] = set()
         self._walks: dict[str, list] = {}
+        self._constructions: dict[str, dict[str, Node]] = {}
         self._roots: list[Function] | None = None
         self._shapes: dict[str, ShapeAssumption] = {}
         self._tied: dict[str, dict[str, str]] = {}
@@ -158,6 +159,32 @@ class UniformityService:
                 launched = self.launch_shapes.block_dim(fn)
             shape = self._shapes[fn.key] = shape_for(fn, self.default_block_dim, launched)
         return shape
+
+    def constructed_locals(self, fn: Function) -> dict[str, Node]:
+        """Local objects built once by a constructor call and never assigned or passed on
+        by address afterwards: variable key -> the constructor call (`Evaluator e(cell, &s[k]);`)."""
+        found = self._constructions.get(fn.key)
+        if found is None:
+            found = {}
+            if fn.body is not None:
+                seen: set[str] = set()
+                for n in fn.body.walk():
+                    if n.kind != "VAR_DECL" or n.decl is None or n.decl.storage != "local" or not n.children:
+                        continue
+                    init = n.children[-1]
+                    while init.kind in ("MATERIALIZE_TEMPORARY_EXPR", "CXX_BIND_TEMPORARY_EXPR",
+                                        "CXX_FUNCTIONAL_CAST_EXPR") and init.children:
+                        init = init.children[-1]
+                    key = n.decl.key
+                    if key in seen:
+                        found.pop(key, None)
+                    elif init.kind == "CALL_EXPR" and init.decl is not None and init.decl.kind == "CONSTRUCTOR":
+                        found[key] = init
+                    seen.add(key)
+                assigned, _ = _assigned_keys([fn.body], declarations=False)
+                found = {k: v for k, v in found.items() if k not in assigned}
+            self._constructions[fn.key] = found
+        return found
 
     def cfg_of(self, fn: Function):
         entry = self._cfgs.get(fn.key)
@@ -1156,6 +1183,11 @@ class _FunctionAnalyzer:
         while obj is not None and (obj.kind in _CASTS or obj.kind in (
                 "MATERIALIZE_TEMPORARY_EXPR", "CXX_BIND_TEMPORARY_EXPR")) and obj.children:
             obj = obj.children[-1]
+        if obj is not None and obj.kind == "DECL_REF_EXPR" and obj.decl is not None \
+                and obj.decl.storage == "local":
+            # a local object built once (`Evaluator phi(cell, ...); phi.load();`): the
+            # constructor's arguments are read here, where they hold the same values
+            obj = self.service.constructed_locals(self.fn).get(obj.decl.key)
         if obj is None or obj.kind != "CALL_EXPR" or obj.decl is None or obj.decl.kind != "CONSTRUCTOR":
             return None
         ctor = self.program.resolve_call(obj.decl)
@@ -1342,9 +1374,9 @@ def _own_field_key(node: Node) -> str | None:
     return "this::" + decl.key
 
 
-def _assigned_keys(items: list[Node]) -> tuple[set[str], set[str]]:
-    """Local variables a block may assign (syntactically), for region-exit divergence, and
-    the local pointers it may store through."""
+def _assigned_keys(items: list[Node], declarations: bool = True) -> tuple[set[str], set[str]]:
+    """Local variables a block may assign (syntactically; with `declarations`, those it
+    declares too), for region-exit divergence, and the local pointers it may store through."""
     keys: set[str] = set()
     stores: set[str] = set()
 
@@ -1370,7 +1402,8 @@ def _assigned_keys(items: list[Node]) -> tuple[set[str], set[str]]:
         for n in item.walk():
             k = n.kind
             if k == "VAR_DECL" and n.decl is not None:
-                keys.add(n.decl.key)
+                if declarations:
+                    keys.add(n.decl.key)
             elif k in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGN_OPS \
                     and n.children:
                 key = base_local(n.children[0])

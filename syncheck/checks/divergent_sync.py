@@ -48,6 +48,12 @@ def cause_notes(ctx: CheckContext, reach: PartialReach) -> list[Note]:
     for cause in sorted(reach.causes, key=lambda c: (c.cond.line, c.cond.col)):
         why = cause.value.origin.describe() if cause.value.origin else cause.level.describe()
         notes.append(ctx.note(cause.cond, f"'{ctx.text(cause.cond)}' is {cause.level.describe()}: {why}"))
+    for call, outer_causes in reach.outer:
+        conds = " and ".join(f"'{ctx.text(c.cond)}'" for c in outer_causes)
+        level = max(c.level for c in outer_causes).describe()
+        notes.append(Note(ctx.function_path(call.function), call.node.line, call.node.col,
+                          f"this call of '{call.callee.name if call.callee else '?'}' is also under "
+                          f"{conds}, which is {level}: only part of the group makes it"))
     for call in reach.chain[:-1]:
         fn = call.function
         notes.append(Note(ctx.function_path(fn), call.node.line, call.node.col,

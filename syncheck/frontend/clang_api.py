@@ -115,7 +115,20 @@ def template_argument_list(specialization: ci.Cursor) -> list[tuple[object, int 
 
 
 def _is_bool_argument(specialization: ci.Cursor, i: int) -> bool:
-    return specialization.get_template_argument_type(i).get_canonical().kind == ci.TypeKind.BOOL
+    """Is the i-th template parameter a bool? (libclang gives no type for an integral
+    argument, so the parameter's declaration in the template says.)"""
+    template = ci.conf.lib.clang_getSpecializedCursorTemplate(specialization)
+    if template is None or template.kind is None:
+        return False
+    params = [c for c in template.get_children() if c.kind in _TEMPLATE_PARAMETER_CURSORS]
+    if i >= len(params) or params[i].kind != ci.CursorKind.TEMPLATE_NON_TYPE_PARAMETER:
+        return False
+    return params[i].type.get_canonical().kind == ci.TypeKind.BOOL
+
+
+_TEMPLATE_PARAMETER_CURSORS = frozenset((ci.CursorKind.TEMPLATE_TYPE_PARAMETER,
+                                         ci.CursorKind.TEMPLATE_NON_TYPE_PARAMETER,
+                                         ci.CursorKind.TEMPLATE_TEMPLATE_PARAMETER))
 
 
 def _integral_argument(specialization: ci.Cursor, i: int) -> int:
