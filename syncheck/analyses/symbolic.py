@@ -496,12 +496,65 @@ class Encoder:
                     # Two values read from memory compared (a sort's compare-exchange):
                     # the input decides, so each thread may go either way.
                     return self._data_decision(n, scope)
+                if self.free_data_decisions and self._decided_by_input(n, scope):
+                    return self._data_decision(n, scope)
                 a, b = (self.expr(c, scope, depth + 1) for c in n.children)
                 left, right = n.children
                 return C.z3_binary(z3, op, a, b, C.z3_comparison_type(left.type, right.type))
         if n.kind == "UNARY_OPERATOR" and n.op == "!" and n.children:
             return z3.Not(self.cond(n.children[0], scope, depth + 1))
+        if self.free_data_decisions and self._decided_by_input(n, scope):
+            # A test of values read from memory (`if (flags[cell] & FACE)`): the input
+            # decides, so each thread may go either way.
+            return self._data_decision(n, scope)
         return self.expr(n, scope, depth + 1) != 0
+
+    def _decided_by_input(self, node: Node, scope: Scope, depth: int = 0) -> bool:
+        """Does the value depend on the thread only through values read from memory, and
+        on at least one of them? (Its other operands are constants or the same in the block.)"""
+        found = self._input_operands(node, scope, depth)
+        return found is not None and found
+
+    def _input_operands(self, node: Node, scope: Scope, depth: int) -> bool | None:
+        """None: a thread-dependent operand other than a load; else whether a load is in it."""
+        n = _strip(node)
+        while n.kind == "PAREN_EXPR" and n.children:
+            n = _strip(n.children[-1])
+        if depth > 8:
+            return None
+        if self._loaded(n, scope):
+            return True
+        if n.kind in ("INTEGER_LITERAL", "CHARACTER_LITERAL", "CXX_BOOL_LITERAL_EXPR"):
+            return False
+        if n.children and (n.kind == "BINARY_OPERATOR" and not n.op.endswith("=") or n.op in C.COMPARISONS
+                           or n.kind == "UNARY_OPERATOR" and n.op in ("!", "~", "-", "+")
+                           or n.kind == "CONDITIONAL_OPERATOR"):
+            parts = [self._input_operands(c, scope, depth + 1) for c in n.children]
+            return None if any(p is None for p in parts) else any(parts)
+        bound = self._bound(n, scope)
+        if bound is not None:
+            return self._input_operands(bound[0], bound[1], depth + 1)
+        if n.kind in ("DECL_REF_EXPR", "MEMBER_REF_EXPR") and n.decl is not None:
+            if isinstance(n.decl.value, int):
+                return False
+            if n.kind == "DECL_REF_EXPR" and n.decl.storage == "local" and n.decl.key in scope.single_defs:
+                return self._input_operands(scope.single_defs[n.decl.key], scope, depth + 1)
+            value = scope.analysis.values.get(n.id)
+            if value is not None and value.level <= Level.BLOCK and n.decl.key not in self.varying:
+                return False
+        return None
+
+    @staticmethod
+    def _bound(n: Node, scope: Scope):
+        """(expression, scope) a parameter or an own field (`mask`, `this->mask`) is bound to
+        by the call being encoded; None otherwise."""
+        if n.decl is None or n.decl.key not in scope.bindings:
+            return None
+        if n.kind == "DECL_REF_EXPR" and n.decl.storage == "param":
+            return scope.bindings[n.decl.key]
+        if n.kind == "MEMBER_REF_EXPR" and (not n.children or n.children[0].kind == "CXX_THIS_EXPR"):
+            return scope.bindings[n.decl.key]
+        return None
 
     def _data_decision(self, node: Node, scope: Scope):
         """This thread's free decision at a comparison (one per comparison and scope), named
@@ -524,6 +577,9 @@ class Encoder:
         if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "local" \
                 and n.decl.key in scope.single_defs and depth < 4:
             return self._loaded(scope.single_defs[n.decl.key], scope, depth + 1)
+        bound = self._bound(n, scope) if n.kind in ("DECL_REF_EXPR", "MEMBER_REF_EXPR") else None
+        if bound is not None and depth < 4:
+            return self._loaded(bound[0], bound[1], depth + 1)
         return False
 
 
