@@ -175,9 +175,10 @@ class Encoder:
             if isinstance(node.value, int):
                 return constant_term(z3, node.value)
             raise NotEncodable()
-        if k == "MEMBER_REF_EXPR" and node.children and node.children[0].kind == "DECL_REF_EXPR" \
-                and node.children[0].decl is not None and node.children[0].decl.storage == "builtin":
-            name, member = node.children[0].decl.name, node.spelling
+        builtin = self._builtin_vector(node.children[0], scope) \
+            if k == "MEMBER_REF_EXPR" and node.children else None
+        if builtin is not None:
+            name, member = builtin, node.spelling
             axis = "xyz".index(member) if member in ("x", "y", "z") else 0
             if name == "threadIdx":
                 return self.tid[axis]
@@ -203,6 +204,20 @@ class Encoder:
                 return constant_term(z3, node.value)  # folded by the compiler
             return self._call(node, scope, depth)
         raise NotEncodable()
+
+    def _builtin_vector(self, node: Node, scope: Scope, depth: int = 0) -> str | None:
+        """'threadIdx', 'blockDim', ... when the expression is that built-in vector, also
+        through parameters bound to it (`offset(const dim3& idx, ...)` called with threadIdx)."""
+        n = _strip(node)
+        if n.kind == "CALL_EXPR" and n.decl is not None and n.decl.kind == "CONVERSION_FUNCTION" \
+                and n.children and n.children[0].children:
+            n = _strip(n.children[0].children[0])  # `threadIdx` converted to the dim3 parameter
+        if n.kind != "DECL_REF_EXPR" or n.decl is None or depth > 4:
+            return None
+        if n.decl.storage == "builtin":
+            return n.decl.name
+        bound = self._bound(n, scope)
+        return self._builtin_vector(bound[0], bound[1], depth + 1) if bound is not None else None
 
     def _ref(self, node: Node, scope: Scope, depth: int):
         z3 = self.z3

@@ -46,11 +46,21 @@ struct dim3 {
   __host__ __device__ constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
       : x(vx), y(vy), z(vz) {}
   __host__ __device__ constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  __host__ __device__ constexpr operator uint3() const { return uint3{x, y, z}; }
 };
 
-/* ---- built-in index variables (plain variables so member reads resolve) ---- */
-struct __syncheck_index3 { unsigned int x, y, z; };
-struct __syncheck_dim3 { unsigned int x, y, z; __device__ operator dim3() const; };
+/* ---- built-in index variables (plain variables so member reads resolve); they convert as
+   the real uint3 threadIdx and dim3 blockDim do (`offset(const dim3& idx)` called with threadIdx) */
+struct __syncheck_index3 {
+  unsigned int x, y, z;
+  __device__ operator uint3() const;
+  __device__ operator dim3() const;
+};
+struct __syncheck_dim3 {
+  unsigned int x, y, z;
+  __device__ operator dim3() const;
+  __device__ operator uint3() const;
+};
 extern const __device__ __syncheck_index3 threadIdx;
 extern const __device__ __syncheck_index3 blockIdx;
 extern const __device__ __syncheck_dim3 blockDim;
