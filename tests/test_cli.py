@@ -150,3 +150,14 @@ def test_a_bool_template_argument_is_named_true_or_false(cli, tmp_path):
     messages = sorted(f["message"] for f in found)
     assert len(messages) == 2
     assert "'f<3, true, float>'" in messages[0] and "'f<4, false, float>'" in messages[1]
+
+
+def test_divergent_decisions_in_several_frames_are_one_finding_at_the_innermost(cli):
+    # The helper's own `if (flags & 1u)` and the method's `if (flags)` both make its
+    # barriers partial: reported at each barrier, the caller's decision as a note.
+    src = ROOT / "fixtures" / "realcode" / "method_field_selects_barrier.cu"
+    found = json.loads(cli("--format", "json", src).stdout)["findings"]
+    assert [(f["code"], f["line"]) for f in found] == [("SYN101", 10), ("SYN101", 12)]
+    for f in found:
+        notes = [(n["line"], n["message"]) for n in f["notes"]]
+        assert any(line == 23 and "is also under 'flags'" in message for line, message in notes), notes

@@ -1,10 +1,11 @@
 """Where a synchronizing call is reached by only part of the threads that must reach it.
 
 A primitive of scope S (block, grid, tile of N threads) is correct only under
-control that is uniform over S. This service walks every call tree from the
-roots, finds primitive sites whose controllers (in any frame) vary more finely
-than S, and says where the divergence enters: at the primitive itself, or at the
-outermost call made under divergent control.
+control that is uniform over S. This service walks
+every call tree from the roots, finds primitive sites whose controllers (in any frame) vary
+more finely than S, and says where the divergence enters: at the primitive itself, or at the
+call made under the innermost divergent decision (callers' divergent decisions further out
+are kept as notes: each must be fixed).
 """
 
 from __future__ import annotations
