@@ -148,6 +148,8 @@ class Encoder:
         # (the race check: some input takes them); otherwise they are not encodable.
         self.free_data_decisions = False
         self._data_decisions: dict[tuple[int, int], object] = {}
+        # While a test of values read from memory is encoded: loads are values of memory.
+        self._loads_as_values = False
 
     def sym(self, name: str, per_thread: bool):
         if per_thread:
@@ -187,6 +189,8 @@ class Encoder:
             return self.sym(f"{name}.{member}", per_thread=False)
         if k == "DECL_REF_EXPR":
             return self._ref(node, scope, depth)
+        if self._loads_as_values and (k == "ARRAY_SUBSCRIPT_EXPR" or k == "UNARY_OPERATOR" and node.op == "*"):
+            return self._memory_value(node, scope, depth)
         if k in ("BINARY_OPERATOR",) and len(node.children) == 2:
             return self._binary(node, scope, depth)
         if k == "UNARY_OPERATOR" and node.children:
@@ -507,22 +511,82 @@ class Encoder:
                 a, b = (self.cond(c, scope, depth + 1) for c in n.children)
                 return z3.And(a, b) if op == "&&" else z3.Or(a, b)
             if op in C.COMPARISONS:
-                if self.free_data_decisions and all(self._loaded(c, scope) for c in n.children):
-                    # Two values read from memory compared (a sort's compare-exchange):
-                    # the input decides, so each thread may go either way.
-                    return self._data_decision(n, scope)
-                if self.free_data_decisions and self._decided_by_input(n, scope):
-                    return self._data_decision(n, scope)
+                if self.free_data_decisions and not self._loads_as_values and (
+                        all(self._loaded(c, scope) for c in n.children) or self._decided_by_input(n, scope)):
+                    # Values read from memory compared (a sort's compare-exchange, a flag
+                    # against a constant): the input decides.
+                    return self._input_test(n, scope, depth)
                 a, b = (self.expr(c, scope, depth + 1) for c in n.children)
                 left, right = n.children
                 return C.z3_binary(z3, op, a, b, C.z3_comparison_type(left.type, right.type))
         if n.kind == "UNARY_OPERATOR" and n.op == "!" and n.children:
             return z3.Not(self.cond(n.children[0], scope, depth + 1))
-        if self.free_data_decisions and self._decided_by_input(n, scope):
-            # A test of values read from memory (`if (flags[cell] & FACE)`): the input
-            # decides, so each thread may go either way.
-            return self._data_decision(n, scope)
+        if self.free_data_decisions and not self._loads_as_values and self._decided_by_input(n, scope):
+            # A test of values read from memory (`if (flags[cell] & FACE)`): the input decides.
+            return self._input_test(n, scope, depth)
         return self.expr(n, scope, depth + 1) != 0
+
+    def _input_test(self, node: Node, scope: Scope, depth: int):
+        """A test the input decides, with each element read a value of memory that both
+        threads share (one element, one value: `b[y][x] == NONE` and `b[y][k] != NONE`
+        cannot both hold where x == k); where the loads cannot be encoded so, a free
+        decision of this thread."""
+        self._loads_as_values = True
+        try:
+            return self.cond(node, scope, depth)
+        except NotEncodable:
+            return self._data_decision(node, scope)
+        finally:
+            self._loads_as_values = False
+
+    def _memory_value(self, node: Node, scope: Scope, depth: int):
+        """The value at a subscript or dereference: a function of the array and the
+        position, the same for both threads."""
+        z3 = self.z3
+        indices: list[Node] = []
+        n = _strip(node)
+        if n.kind == "UNARY_OPERATOR":
+            n = _strip(n.children[0])
+            indices.append(_ZERO_INDEX)
+        while n.kind == "ARRAY_SUBSCRIPT_EXPR" and len(n.children) == 2:
+            indices.append(n.children[1])
+            n = _strip(n.children[0])
+        terms = [self.expr(i, scope, depth + 1) for i in reversed(indices)]
+        key, offset = self._memory_base(n, scope, depth)
+        if offset is not None:
+            terms[0] = terms[0] + offset
+        sort = z3.BitVecSort(BITS)
+        value = z3.Function(f"memory:{key}:{len(terms)}", *([sort] * len(terms)), sort)(*terms)
+        self.facts += [value > -SYMBOL_RANGE, value < SYMBOL_RANGE]
+        return value
+
+    def _memory_base(self, node: Node, scope: Scope, depth: int):
+        """(the array or pointer read, an offset added to the first subscript) for a load,
+        through parameters, fields and locals defined once as `base + offset`."""
+        n = _strip(node)
+        while n.kind == "PAREN_EXPR" and n.children:
+            n = _strip(n.children[-1])
+        if depth > 12:
+            raise NotEncodable()
+        if n.kind == "BINARY_OPERATOR" and n.op == "+" and len(n.children) == 2:
+            key, offset = self._memory_base(n.children[0], scope, depth + 1)
+            extra = self.expr(n.children[1], scope, depth + 1)
+            return key, extra if offset is None else offset + extra
+        if n.kind not in ("DECL_REF_EXPR", "MEMBER_REF_EXPR") or n.decl is None:
+            raise NotEncodable()
+        bound = self._bound(n, scope)
+        if bound is not None:
+            return self._memory_base(bound[0], bound[1], depth + 1)
+        d = n.decl
+        if n.kind == "DECL_REF_EXPR" and d.storage == "local" and "[" not in d.type:
+            if d.key not in scope.single_defs:
+                raise NotEncodable()
+            return self._memory_base(scope.single_defs[d.key], scope, depth + 1)
+        if n.kind == "MEMBER_REF_EXPR" and n.children and _strip(n.children[0]).kind != "CXX_THIS_EXPR":
+            raise NotEncodable()  # a field of some object: which one is not tracked here
+        if d.storage == "local":
+            return f"{d.key}#{self.t}", None  # a thread's own array
+        return d.key, None
 
     def _decided_by_input(self, node: Node, scope: Scope, depth: int = 0) -> bool:
         """Does the value depend on the thread only through values read from memory, and
@@ -596,6 +660,10 @@ class Encoder:
         if bound is not None and depth < 4:
             return self._loaded(bound[0], bound[1], depth + 1)
         return False
+
+
+_ZERO_INDEX = Node(-2, "INTEGER_LITERAL")
+_ZERO_INDEX.value = 0
 
 
 def _operation_type(node: Node) -> "C.IntType | None":
