@@ -678,11 +678,15 @@ def _indices(enc: Encoder, acc: Access):
 
 def _index_term(enc: Encoder, acc: Access, node: Node, scope, position: int):
     """An index as a term. An atomic's index that depends on data (a histogram's bin) may be
-    any cell: a free value of that thread, where a plain access's would leave the pair
-    undecided."""
+    any cell: a free value of that thread. A plain update's (`hist[key[i] & 63] += 1`) reads
+    the keys as values of memory: two threads' keys may be equal, which is what a histogram
+    counts, so such updates collide. A plain store's stays undecided: scattering through
+    loaded positions (a permutation, a compaction's offsets) is assumed to hit distinct cells."""
     try:
         return enc.expr(node, scope)
     except NotEncodable:
-        if not acc.atomic:
+        if acc.atomic:
+            return enc.sym(f"data index {acc.node.id}.{position}", per_thread=True)
+        if not (acc.read and acc.write):
             raise
-        return enc.sym(f"data index {acc.node.id}.{position}", per_thread=True)
+        return enc.expr_with_loads(node, scope)

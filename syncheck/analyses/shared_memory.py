@@ -1060,15 +1060,30 @@ class KernelAccesses:
     def _inline_call(self, call: Node, point, guards, scope: Scope, depth: int,
                      instance: int | None, local) -> None:
         callee = self.program.resolve_call(call.decl)
-        if callee is None or callee.body is None or callee.is_lambda:
+        if callee is None or callee.body is None:
+            return
+        # what the caller's analysis knew at the call: a lambda's captures, the fields a
+        # constructor set
+        outer_env = scope.analysis.call_envs.get(call.id)
+        if callee.is_lambda and outer_env is None:
             return
         args = call_args(call)
         bindings = self._call_bindings(call, callee, args, scope)
-        # shared memory reaches the callee through an argument or a field of its object
+        if callee.is_lambda:
+            captured = _captured_references(callee)
+            bindings.update((key, (ref, scope)) for key, ref in captured.items())
+            touches_shared = any(r.decl.storage == "shared" or self._shared_base(r, scope) is not None
+                                 for r in captured.values()) or any(
+                n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "shared"
+                for n in callee.body.walk())
+        else:
+            touches_shared = False
+        # shared memory reaches the callee through an argument, a field of its object or a capture
         reaching = list(zip(args, [scope] * len(args))) + [
             value for key, value in bindings.items() if key in self._field_keys]
-        if not any(self._shared_base(a, s) is not None or self._pointer_target(a, s) is not None
-                   for a, s in reaching):
+        if not touches_shared and not any(
+                self._shared_base(a, s) is not None or self._pointer_target(a, s) is not None
+                for a, s in reaching):
             return
         if self._contains_barrier(callee, warp=False, seen=set()):
             self.unknown_barrier_calls = True
@@ -1077,7 +1092,7 @@ class KernelAccesses:
             return  # a nested callee's own __syncwarp() points are not tracked: stay silent
         arg_values = tuple(scope.analysis.values.get(a.id, _U) for a in args)
         sub = self.service.analyze(callee, arg_values[:len(callee.params)] + tuple(
-            _U for _ in callee.params[len(arg_values):]), shape=self.analysis.shape)
+            _U for _ in callee.params[len(arg_values):]), shape=self.analysis.shape, outer_env=outer_env)
         sub_scope = self._scope(callee, sub, bindings)
         cfg, live, _ = self.service.cfg_of(callee)
         if instance is None:  # nested calls share their outermost call's instance
@@ -1094,6 +1109,19 @@ class KernelAccesses:
             for i, item in enumerate(cfg.blocks[b].items):
                 self._collect(item, point, guards + sub_guards, sub_scope, depth + 1, instance,
                               local if nested else (b, i))
+
+
+def _captured_references(lambda_fn: Function) -> dict[str, Node]:
+    """The enclosing function's locals and parameters a lambda's body names (its captures):
+    key -> one reference, to be read in the caller's scope."""
+    own = {p.key for p in lambda_fn.params}
+    own.update(n.decl.key for n in lambda_fn.body.walk() if n.kind == "VAR_DECL" and n.decl is not None)
+    out: dict[str, Node] = {}
+    for n in lambda_fn.body.walk():
+        if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage in ("local", "param") \
+                and n.decl.key not in own:
+            out.setdefault(n.decl.key, n)
+    return out
 
 
 _PLACEHOLDER_IDS = iter(range(-1, -(1 << 62), -1))

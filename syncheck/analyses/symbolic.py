@@ -526,6 +526,14 @@ class Encoder:
             return self._input_test(n, scope, depth)
         return self.expr(n, scope, depth + 1) != 0
 
+    def expr_with_loads(self, node: Node, scope: Scope):
+        """`expr`, with each element read from memory a value of memory (see _input_test)."""
+        saved, self._loads_as_values = self._loads_as_values, True
+        try:
+            return self.expr(node, scope)
+        finally:
+            self._loads_as_values = saved
+
     def _input_test(self, node: Node, scope: Scope, depth: int):
         """A test the input decides, with each element read a value of memory that both
         threads share (one element, one value: `b[y][x] == NONE` and `b[y][k] != NONE`
