@@ -234,6 +234,8 @@ class HostValues:
             if not args or len(args) > 3:
                 return None
             return list(args) + [None] * (3 - len(args))
+        if "dim3" in node.type:
+            return None  # a dim3 from a call or a field (`config.block()`): every axis unknown
         return [node, None, None]
 
     def constant(self, expr: Node) -> int | None:

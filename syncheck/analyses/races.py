@@ -455,11 +455,23 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     for k in e1.iteration_counters + e2.iteration_counters:
         solver.add(k >= 0, k < 64)
     solver.add(*e1.facts, *e2.facts)
-    # Each access stays inside its array (out-of-bounds indexing is a different bug).
+    # Each access stays inside its array (out-of-bounds indexing is a different bug), and
+    # inside its carve of a buffer split into parts by a size the analysis does not know
+    # (`s_b = s_a + n` for a parameter n: s_a[i] has i < n). A carve of a known size (from
+    # constants and the block shape) is not bounded: overlapping carves are a bug to find.
     for idx, acc in ((idx_a, a), (idx_b, b)):
         for value, extent in zip(idx, acc.extents):
             if extent is not None:
                 solver.add(value >= 0, value < extent)
+    for enc, acc in ((e1, a), (e2, b)):
+        if acc.carve_extent is not None:
+            try:
+                first = _index_term(enc, acc, acc.indices[0][0], acc.indices[0][1], 0)
+                end = enc.expr(*acc.carve_extent)
+            except NotEncodable:
+                continue
+            if not enc.exact(end):
+                solver.add(first >= 0, first < end)
     # An array that starts where the access counts from (no offset, one index) is not read
     # below its start either; and an access every thread of the block makes at the same
     # point (block-uniform guards, an index of the thread ids and block-wide values only) is

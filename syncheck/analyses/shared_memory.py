@@ -62,6 +62,9 @@ class Scope:
     # up-sweep and halved in the down-sweep): var -> one induction per loop, in order; each
     # loop starts from the value the previous one left.
     phases: dict[str, list["Induction"]] = field(default_factory=dict)
+    # A pointer into a shared buffer that the next one is carved from (`s_b = s_a + n`):
+    # pointer -> (the elements up to the next carve, the scope it reads in)
+    carve_extents: dict[str, tuple[Node, "Scope"]] = field(default_factory=dict)
 
     def __hash__(self) -> int:
         return id(self)
@@ -96,6 +99,9 @@ class Access:
     # Through a cast to another element size (`((int*)shorts)[i]`): (bytes of the accessed
     # element, bytes of the element the offsets count); indices count the former.
     view: tuple[int, int] | None = None
+    # Through a pointer another carve of the buffer starts from: its first index stays below
+    # that carve's start (elements, read in the scope given)
+    carve_extent: tuple[Node, Scope] | None = None
 
     @property
     def line(self) -> int:
@@ -447,6 +453,7 @@ class KernelAccesses:
         self.expanded_calls: set[int] = set()  # call nodes whose callee body is in the CFG
         self._returning: set[str] = set()  # functions whose returned pointer is being followed
         self._field_keys: set[str] = set()  # object fields bound by a constructor
+        self._naming_shared: dict[str, bool] = {}
         self._scoping: set[str] = set()  # functions whose out-parameters are being followed
         self.contexts: dict[int, _BlockContext] = {}
         # inlined calls: instance id -> (callee block intervals, callee warp intervals)
@@ -644,12 +651,19 @@ class KernelAccesses:
 
     def _scope(self, fn: Function, analysis: FunctionAnalysis, bindings) -> Scope:
         scope = function_scope(fn, analysis, bindings)
+        carved_from: dict[str, list[Node]] = {}
         for key, init in scope.single_defs.items():
             if "*" not in _var_type(fn, key) and "&" not in _var_type(fn, key):
                 continue
             target = self._pointer_target(init, scope)
             if target is not None:
                 scope.pointer_alias[key] = target
+                start = _carve_start(init)
+                if start is not None:
+                    carved_from.setdefault(start[0], []).append(start[1])
+        for key, starts in carved_from.items():
+            if key in scope.pointer_alias and len(starts) == 1:
+                scope.carve_extents[key] = (starts[0], scope)
         if fn.key not in self._scoping:
             self._scoping.add(fn.key)
             try:
@@ -851,6 +865,28 @@ class KernelAccesses:
                 return True
         return False
 
+    def _names_shared(self, fn: Function, seen: set[str]) -> bool:
+        """Does the function, or one it calls, name a __shared__ variable itself (a helper's
+        own `__shared__ int s[256];`)?"""
+        cached = self._naming_shared.get(fn.key)
+        if cached is not None:
+            return cached
+        if fn.key in seen or fn.body is None:
+            return False
+        seen.add(fn.key)
+        found = False
+        for n in fn.body.walk():
+            if n.kind in ("DECL_REF_EXPR", "VAR_DECL") and n.decl is not None and n.decl.storage == "shared":
+                found = True
+                break
+            if n.kind == "CALL_EXPR" and n.decl is not None and P.classify(n) is None:
+                inner = self.program.resolve_call(n.decl)
+                if inner is not None and self._names_shared(inner, seen):
+                    found = True
+                    break
+        self._naming_shared[fn.key] = found
+        return found
+
     def _contains_barrier(self, fn: Function, warp: bool, seen: set[str]) -> bool:
         if fn.key in seen:
             return False
@@ -1038,6 +1074,7 @@ class KernelAccesses:
             return False
         target = self._pointer_target(cur, scope) if cur.kind in ("DECL_REF_EXPR", "MEMBER_REF_EXPR") else None
         offsets = target[1] if target is not None else []
+        carve = scope.carve_extents.get(cur.decl.key) if cur.kind == "DECL_REF_EXPR" and cur.decl else None
         indices.reverse()
         if cur.kind == "MEMBER_REF_EXPR":
             extents = _extents(cur.type)
@@ -1053,7 +1090,8 @@ class KernelAccesses:
             array=base[0], name=base[1], node=node, indices=indices, offsets=offsets,
             read=mode in ("read", "update"), write=mode in ("write", "update"), point=point,
             guards=list(guards), scope=scope, value_level=stored,
-            function=scope.analysis.function, extents=extents, strides=strides, view=view),
+            function=scope.analysis.function, extents=extents, strides=strides, view=view,
+            carve_extent=carve if len(indices) == 1 and view is None else None),
             instance, local)
         return True
 
@@ -1069,15 +1107,13 @@ class KernelAccesses:
             return
         args = call_args(call)
         bindings = self._call_bindings(call, callee, args, scope)
+        # shared memory the callee (or a callee of its) declares or names itself
+        touches_shared = self._names_shared(callee, set())
         if callee.is_lambda:
             captured = _captured_references(callee)
             bindings.update((key, (ref, scope)) for key, ref in captured.items())
-            touches_shared = any(r.decl.storage == "shared" or self._shared_base(r, scope) is not None
-                                 for r in captured.values()) or any(
-                n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "shared"
-                for n in callee.body.walk())
-        else:
-            touches_shared = False
+            touches_shared = touches_shared or any(self._shared_base(r, scope) is not None
+                                                   for r in captured.values())
         # shared memory reaches the callee through an argument, a field of its object or a capture
         reaching = list(zip(args, [scope] * len(args))) + [
             value for key, value in bindings.items() if key in self._field_keys]
@@ -1109,6 +1145,22 @@ class KernelAccesses:
             for i, item in enumerate(cfg.blocks[b].items):
                 self._collect(item, point, guards + sub_guards, sub_scope, depth + 1, instance,
                               local if nested else (b, i))
+
+
+def _carve_start(init: Node) -> tuple[str, Node] | None:
+    """(pointer, elements) for a pointer defined as another plus a count (`p + n`, `&p[n]`):
+    where the earlier pointer's part of the buffer ends."""
+    n = _strip(init)
+    if n.kind == "UNARY_OPERATOR" and n.op == "&" and n.children:
+        n = _strip(n.children[0])
+        if n.kind != "ARRAY_SUBSCRIPT_EXPR" or len(n.children) != 2:
+            return None
+    elif not (n.kind == "BINARY_OPERATOR" and n.op == "+" and len(n.children) == 2):
+        return None
+    base = _strip(n.children[0])
+    if base.kind != "DECL_REF_EXPR" or base.decl is None or not _same_element_type(init):
+        return None
+    return base.decl.key, n.children[1]
 
 
 def _captured_references(lambda_fn: Function) -> dict[str, Node]:

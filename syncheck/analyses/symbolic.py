@@ -191,6 +191,8 @@ class Encoder:
             return self._ref(node, scope, depth)
         if self._loads_as_values and (k == "ARRAY_SUBSCRIPT_EXPR" or k == "UNARY_OPERATOR" and node.op == "*"):
             return self._memory_value(node, scope, depth)
+        if node is _LANE_ID:
+            return z3.URem(self.linear(), 32)
         if k in ("BINARY_OPERATOR",) and len(node.children) == 2:
             return self._binary(node, scope, depth)
         if k == "UNARY_OPERATOR" and node.children:
@@ -266,7 +268,12 @@ class Encoder:
                     if value is not None and value.level <= Level.BLOCK and d.key not in self.varying:
                         return self.sym(d.key, per_thread=False)
                     raise
-            induction = scope.loop_counters.get(node.id) or scope.inductions.get(d.key)
+            induction = scope.loop_counters.get(node.id)
+            if induction is None:
+                induction = scope.inductions.get(d.key)
+                if induction is not None and _before_its_loop(node, induction, scope):
+                    # read before the loop that steps it ever runs: still its initial value
+                    return self.expr(induction.init, scope, depth + 1)
             if induction is not None:
                 count = self._counter(induction, scope, d.key) + induction.updates_before(node)
                 start = self.expr(induction.init, scope, depth + 1)
@@ -423,13 +430,13 @@ class Encoder:
             # values the program never has: only right operands the encoding pins down are
             # modeled (constants; a halving or doubling loop counter, `tid ^ j` in a bitonic
             # step, is a constant shifted by the iteration count).
-            if not self._exact(b) and not (self.thread_shifts and op in ("<<", ">>")):
+            if not self.exact(b) and not (self.thread_shifts and op in ("<<", ">>")):
                 raise NotEncodable()
         # the operand type's signedness picks division, remainder and `>>` (`0xffffffff >> n`
         # shifts zeros in: a mask, not -1)
         return C.z3_binary(z3, op, a, b, _operation_type(node))
 
-    def _exact(self, term) -> bool:
+    def exact(self, term) -> bool:
         """Is the term a function of constants, the block shape and loop iteration counts
         alone (no parameter or unknown the solver could choose freely)?"""
         z3 = self.z3
@@ -487,16 +494,24 @@ class Encoder:
         raise NotEncodable()
 
     def _single_return(self, call: Node):
+        """(callee, the expression it returns) for a getter: `return e;`, or a local set
+        once and returned (`unsigned r; r = e; return r;`, `asm("mov.u32 %0, %%laneid;" :
+        "=r"(r)); return r;` gives the lane id), e naming parameters only."""
         callee = self.program.resolve_call(call.decl)
-        if callee is None or callee.body is None or len(callee.body.children) != 1:
+        if callee is None or callee.body is None or not callee.body.children:
             return None
-        stmt = callee.body.children[0]
+        *before, stmt = callee.body.children
         if stmt.kind != "RETURN_STMT" or len(stmt.children) != 1:
             return None
+        returned = stmt.children[0]
+        if before:
+            returned = _returned_local_value(before, returned)
+            if returned is None:
+                return None
         if any(n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "local"
-               for n in stmt.walk()):
+               for n in returned.walk()):
             return None
-        return callee, stmt.children[0]
+        return callee, returned
 
     def cond(self, node: Node, scope: Scope, depth: int = 0):
         z3 = self.z3
@@ -668,6 +683,54 @@ class Encoder:
         if bound is not None and depth < 4:
             return self._loaded(bound[0], bound[1], depth + 1)
         return False
+
+
+def _before_its_loop(node: Node, induction, scope: Scope) -> bool:
+    """Is the reference read before the induction's loop, with no loop around both (which
+    would bring it back after the loop has stepped it)?"""
+    loop = induction.loop_stmt
+    if loop is None or node.start >= loop.start:
+        return False
+    body = scope.analysis.function.body
+    return body is not None and not any(
+        n.kind in ("FOR_STMT", "WHILE_STMT", "DO_STMT") and n.start <= node.start and loop.end <= n.end
+        for n in body.walk())
+
+
+# The lane id as an expression the encoder reads: what `%laneid` holds.
+_LANE_ID = Node(-3, "BINARY_OPERATOR")
+_LANE_ID.op = "%"
+
+
+def _returned_local_value(statements: list[Node], returned: Node) -> Node | None:
+    """The value a function returns through a local that its other statements declare and
+    set exactly once; None when they do anything else."""
+    ref = _strip(returned)
+    if ref.kind != "DECL_REF_EXPR" or ref.decl is None or ref.decl.storage != "local":
+        return None
+    key = ref.decl.key
+    value = None
+    for stmt in statements:
+        if stmt.kind == "DECL_STMT" and len(stmt.children) == 1:
+            stmt = stmt.children[0]
+        found = None
+        if stmt.kind == "VAR_DECL" and stmt.decl is not None and stmt.decl.key == key:
+            found = stmt.children[-1] if stmt.children else None
+        elif stmt.kind == "BINARY_OPERATOR" and stmt.op == "=" and len(stmt.children) == 2 \
+                and _strip(stmt.children[0]).kind == "DECL_REF_EXPR" \
+                and _strip(stmt.children[0]).decl is not None and _strip(stmt.children[0]).decl.key == key:
+            found = stmt.children[1]
+        elif stmt.kind == "ASM_STMT" and "%laneid" in (stmt.spelling or "") and len(stmt.children) == 1 \
+                and _strip(stmt.children[0]).kind == "DECL_REF_EXPR" \
+                and _strip(stmt.children[0]).decl is not None and _strip(stmt.children[0]).decl.key == key:
+            found = _LANE_ID
+        else:
+            return None
+        if found is not None:
+            if value is not None:
+                return None
+            value = found
+    return value
 
 
 _ZERO_INDEX = Node(-2, "INTEGER_LITERAL")

@@ -2,6 +2,9 @@
 #ifndef SYNCHECK_CUDA_H
 #define SYNCHECK_CUDA_H
 #define __cuda_cuda_h__
+#ifndef CUDA_VERSION
+#define CUDA_VERSION 12030  /* the driver API's version, defined by <cuda.h> only (as nvcc has it) */
+#endif
 #include "cuda_runtime.h"
 typedef int CUresult;
 typedef int CUdevice;

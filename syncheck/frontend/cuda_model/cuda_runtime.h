@@ -12,5 +12,12 @@
 #ifndef CUDART_VERSION
 #define CUDART_VERSION 12030
 #endif
+/* What nvcc predefines (and clang's CUDA wrapper with real headers): code picks its warp
+   intrinsics by them (`#if __CUDACC_VER_MAJOR__ >= 9` -> the _sync forms). */
+#ifndef __CUDACC_VER_MAJOR__
+#define __CUDACC_VER_MAJOR__ 12
+#define __CUDACC_VER_MINOR__ 3
+#define __CUDACC_VER_BUILD__ 0
+#endif
 #include "syncheck_cuda_core.h"
 #endif
