@@ -210,8 +210,8 @@ class HostValues:
         if node.kind == "CALL_EXPR" and node.decl is not None and node.decl.kind == "CONSTRUCTOR" \
                 and node.decl.name == "dim3" and not (len(node.children) == 1 and "dim3" in node.children[0].type):
             args = [a for a in node.children if not (a.kind == "UNEXPOSED_EXPR" and not a.children)]
-            values = [self.constant(a) for a in args]
-            if any(v is None for v in values) or not values:
+            values = [self.constant(a) for a in args]  # none: `dim3 block;` is (1, 1, 1)
+            if any(v is None for v in values):
                 return None
             values = values + [1] * (3 - len(values))
             return tuple(values[:3])  # type: ignore[return-value]

@@ -812,11 +812,11 @@ class KernelAccesses:
             if target is not None and row and all(e is not None for e in row):
                 return target[0], target[1] + [(base.children[1], scope, _product(row))]
             return None
-        if base.kind == "BINARY_OPERATOR" and base.op == "+" and len(base.children) == 2:
+        if base.kind == "BINARY_OPERATOR" and base.op in ("+", "-") and len(base.children) == 2:
             left, right = base.children
             target = self._pointer_target(left, scope)
             if target is not None:
-                return target[0], target[1] + [(right, scope, 1)]
+                return target[0], target[1] + [(right, scope, 1 if base.op == "+" else -1)]
             return None
         if base.kind == "CALL_EXPR" and P.classify(base) is None:
             return self._returned_pointer(base, scope)

@@ -200,7 +200,11 @@ class Encoder:
                 return -self.expr(node.children[0], scope, depth + 1)
             if node.op == "+":
                 return self.expr(node.children[0], scope, depth + 1)
+            if node.op == "~":
+                return ~self.expr(node.children[0], scope, depth + 1)
             raise NotEncodable()
+        if k == "MEMBER_REF_EXPR":
+            return self._field(node, scope, depth)
         if k == "CONDITIONAL_OPERATOR" and len(node.children) == 3:
             c, a, b = node.children
             return z3.If(self.cond(c, scope, depth + 1), self.expr(a, scope, depth + 1),
@@ -209,6 +213,20 @@ class Encoder:
             if isinstance(node.value, int):
                 return constant_term(z3, node.value)  # folded by the compiler
             return self._call(node, scope, depth)
+        raise NotEncodable()
+
+    def _field(self, node: Node, scope: Scope, depth: int):
+        """A field of the object a method runs on: what its constructor stored there, in
+        this call; else, when it is the same for the whole block, an unknown both threads
+        share."""
+        bound = self._bound(node, scope)
+        if bound is not None:
+            return self.expr(bound[0], bound[1], depth + 1)
+        if node.decl is None or node.children and _strip(node.children[0]).kind != "CXX_THIS_EXPR":
+            raise NotEncodable()
+        value = scope.analysis.values.get(node.id)
+        if value is not None and value.level <= Level.BLOCK:
+            return self.sym(f"field:{node.decl.key}", per_thread=False)
         raise NotEncodable()
 
     def _builtin_vector(self, node: Node, scope: Scope, depth: int = 0) -> str | None:
@@ -226,6 +244,16 @@ class Encoder:
         return self._builtin_vector(bound[0], bound[1], depth + 1) if bound is not None else None
 
     def _ref(self, node: Node, scope: Scope, depth: int):
+        term = self._ref_term(node, scope, depth)
+        d = node.decl
+        if self.z3.is_const(term) and term.decl().kind() == self.z3.Z3_OP_UNINTERPRETED:
+            kind = C.int_type(d.type)
+            if kind is not None and kind.known and not kind.signed and not kind.is_bool:
+                # an unknown of an unsigned variable: small like every unknown, and not negative
+                self.facts.append(term >= 0)
+        return term
+
+    def _ref_term(self, node: Node, scope: Scope, depth: int):
         z3 = self.z3
         d = node.decl
         if d is None:
