@@ -314,6 +314,20 @@ class Lowerer:
                 self.instantiations.setdefault(instance, cursor)
         return (tmpl if tmpl is not None else cursor), instance
 
+    def _pointed_function(self, variable: ci.Cursor | None) -> Decl | None:
+        """The function a const function-pointer variable is initialized with, if any."""
+        if variable is None or variable.kind != K.VAR_DECL or not variable.type.is_const_qualified():
+            return None
+        stack = list(variable.get_children())
+        while stack:
+            c = stack.pop()
+            if c.kind == K.DECL_REF_EXPR and c.referenced is not None \
+                    and c.referenced.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE):
+                return self.decl_of(c.referenced)
+            if c.kind in (K.UNEXPOSED_EXPR, K.UNARY_OPERATOR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR):
+                stack.extend(c.get_children())
+        return None
+
     def decl_of(self, cursor: ci.Cursor) -> Decl | None:
         if cursor is None:
             return None
@@ -436,6 +450,10 @@ class Lowerer:
                 and len(node.children[-1].children) == 1 and _scalar(cursor.type):
             # `auto const lane{threadIdx.x % 32}`: a braced scalar initializer is its one value
             node.children[-1] = node.children[-1].children[0]
+        if kind == K.CALL_EXPR and node.decl is not None and node.decl.kind == "VAR_DECL":
+            # a call through a constant function pointer (`constexpr write_t write = impl;
+            # write(...)`): the function it always holds
+            node.decl = self._pointed_function(cursor.referenced) or node.decl
         if kind == K.CALL_EXPR and node.decl is None:
             node.decl = self._dependent_callee(cursor)
             if node.decl is None and cursor.referenced is None:
