@@ -15,7 +15,7 @@ from syncheck.analyses import c_semantics as C
 from syncheck.analyses.barrier_intervals import BarrierIntervals, Point
 from syncheck.analyses.levels import Level
 from syncheck.analyses.shared_memory import _SIZES, Access, KernelAccesses, _pointee
-from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, Encoder,
+from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, WHOLE_WORD, Encoder,
                                         NextIteration, NotEncodable, bitvector, count_decision,
                                         parameter_facts, parameter_relations, relation_term, smallest_example, z3_module)
 from syncheck.analyses.uniformity import UniformityService
@@ -450,7 +450,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     for name, sym in list(shared.items()) + list(e1.private.items()) + list(e2.private.items()):
         if name.startswith("blockIdx") or name.startswith("gridDim"):
             solver.add(sym >= 0, sym < SYMBOL_RANGE)
-        elif not name.startswith("blockDim"):
+        elif not name.startswith(("blockDim", WHOLE_WORD)):
             solver.add(sym > -SYMBOL_RANGE, sym < SYMBOL_RANGE)
     for k in e1.iteration_counters + e2.iteration_counters:
         solver.add(k >= 0, k < 64)

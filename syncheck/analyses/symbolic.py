@@ -51,6 +51,8 @@ BITS = 32
 # Symbols other than thread indices stay in this range, so that index arithmetic cannot wrap
 # around and invent collisions (indices are assumed not to overflow).
 SYMBOL_RANGE = 1 << 20
+# Unknowns that are bit masks over a warp's lanes (a ballot): every 32-bit value, not small.
+WHOLE_WORD = "ballot "
 
 
 # A context made ahead of the analysis that will use it (prepare_solver_context).
@@ -494,6 +496,8 @@ class Encoder:
             return self.linear() / prim.tile_size
         name = node.decl.name if node.decl is not None else ""
         args = call_args(node)
+        if prim is not None and prim.name == "__ballot_sync" and len(args) == 2:
+            return self._ballot(node, args, scope, depth)
         if name in ("min", "max", "umin", "umax") and len(args) == 2:
             a, b = (self.expr(x, scope, depth + 1) for x in args)
             return self.z3.If(a < b, a, b) if "min" in name else self.z3.If(a > b, a, b)
@@ -520,6 +524,25 @@ class Encoder:
             self.facts += [value > -SYMBOL_RANGE, value < SYMBOL_RANGE]
             return value
         raise NotEncodable()
+
+    def _ballot(self, call: Node, args: list[Node], scope: Scope, depth: int):
+        """`__ballot_sync(m, p)`: a word whose bit for this thread's lane is p (where the
+        encoding reads p) and is clear when m leaves the lane out; the other lanes' bits are
+        theirs to decide."""
+        z3 = self.z3
+        word = self.sym(f"{WHOLE_WORD}{call.id} {id(scope)}", per_thread=True)
+        lane = z3.URem(self.linear(), 32)
+        own_bit = z3.LShR(word, lane) & 1 == 1
+        try:
+            self.facts.append(own_bit == self.cond(args[1], scope, depth + 1))
+        except NotEncodable:
+            pass  # decided by data: either way
+        try:
+            mask = self.expr(args[0], scope, depth + 1)
+            self.facts.append(z3.Implies(z3.LShR(mask, lane) & 1 == 0, z3.Not(own_bit)))
+        except NotEncodable:
+            pass
+        return word
 
     def _single_return(self, call: Node):
         """(callee, the expression it returns) for a getter: `return e;`, or a local set
@@ -844,7 +867,7 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
     for name, sym in list(shared.items()):
         if name.startswith("blockIdx") or name.startswith("gridDim"):
             solver.add(sym >= 0, sym < SYMBOL_RANGE)
-        elif not name.startswith("blockDim"):
+        elif not name.startswith(("blockDim", WHOLE_WORD)):
             solver.add(sym > -SYMBOL_RANGE, sym < SYMBOL_RANGE)
     for k in e1.iteration_counters + e2.iteration_counters:
         solver.add(k >= 0, k < SYMBOL_RANGE)
@@ -950,9 +973,10 @@ def lane_outside_mask(program: Program, service: UniformityService, root: Functi
     tx, ty, tz = enc.tid
     solver.add(tx >= 0, tx < dims[0], ty >= 0, ty < dims[1], tz >= 0, tz < dims[2])
     for name, sym in list(enc.shared.items()) + list(enc.private.items()):
-        solver.add(sym > -SYMBOL_RANGE, sym < SYMBOL_RANGE)
+        if not name.startswith(WHOLE_WORD):
+            solver.add(sym > -SYMBOL_RANGE, sym < SYMBOL_RANGE)
     lane = z3.URem(enc.linear(), 32)
-    solver.add(*guards)
+    solver.add(*guards, *enc.facts)
     solver.add(z3.LShR(mask, lane) & 1 == 0)
     if solver.check() != z3.sat:
         return None
