@@ -338,3 +338,42 @@ def test_z3_comparisons_of_a_signed_operand_converted_to_unsigned_stay_signed():
     assert C.z3_comparison_type("unsigned int", "int") is None
     assert C.z3_comparison_type("int", "int") == INT
     assert C.z3_comparison_type("long long", "unsigned int") == LLONG
+
+
+@pytest.mark.parametrize("op,a,ta,b,tb,expected", [r for r in BINARY_TABLE if r[5] is not None
+                                                   and r[1] is not None and r[0] not in C.LOGICAL
+                                                   and C.z3_bits(operation(r[0], r[2], r[4])) == 64])
+def test_z3_encoding_of_unsigned_64_bit_operations(op, a, ta, b, tb, expected):
+    """Operations in an unsigned 64-bit type are 64-bit vectors; narrower operands convert to
+    the operation's width as C converts them (an unsigned value with zeros, a signed one with
+    its sign)."""
+    z3 = pytest.importorskip("z3")
+    t = operation(op, ta, tb)
+    bits = C.z3_bits(t)
+    a_term = C.z3_convert(z3, z3.BitVecVal(C.convert(a, ta), C.z3_bits(ta)), ta, bits)
+    b_term = C.z3_convert(z3, z3.BitVecVal(b if op in C.SHIFTS else C.convert(b, tb), C.z3_bits(tb)), tb, bits)
+    assert _z3_value(z3, C.z3_binary(z3, op, a_term, b_term, t), t) == expected
+
+
+def test_z3_size_t_product_does_not_wrap_at_32_bits(tmp_path):
+    """`n * sizeof(S)` is a size_t product (64-bit on the device): for n = 2**27 and a 56-byte
+    struct it is 7 * 2**30, which a 32-bit encoding would wrap to 3 * 2**30."""
+    z3 = pytest.importorskip("z3")
+    from syncheck.analyses.shared_memory import function_scope
+    from syncheck.analyses.symbolic import Encoder, bitvector
+    from syncheck.analyses.uniformity import UniformityService
+    from syncheck.frontend.parse import ParseOptions, parse_source
+    from syncheck.ir.program import build_program
+    source = ("struct S { float a[14]; };\n"
+              "__global__ void k(char* out, unsigned n) { unsigned long bytes = n * sizeof(S); out[bytes] = 0; }\n")
+    path = tmp_path / "k.cu"
+    path.write_text(source)
+    program = build_program(parse_source(str(path), source.encode(), ParseOptions()))
+    kernel = next(f for f in program.functions.values() if f.name == "k")
+    init = next(n for n in kernel.body.walk() if n.kind == "VAR_DECL").children[-1]
+    dims = tuple(bitvector(z3, f"blockDim.{a}") for a in "xyz")
+    encoder = Encoder(1, {}, set(), dims, program)
+    term = encoder.expr(init, function_scope(kernel, UniformityService(program).analyze(kernel), {}))
+    assert term.size() == 64
+    n = next(s for name, s in encoder.shared.items() if name.endswith("@n"))
+    assert z3.simplify(z3.substitute(term, (n, z3.BitVecVal(1 << 27, 32)))).as_long() == 7 << 30

@@ -263,8 +263,34 @@ def unary_array(op: str, xs: np.ndarray, t: IntType) -> np.ndarray | None:
 
 
 # -- the same operators as z3 bit-vector terms ------------------------------------------------
-# The symbolic layer encodes integers in 32-bit vectors (64-bit types too: indices are assumed
-# not to overflow); the type's signedness picks the operator.
+# The symbolic layer encodes a value of an unsigned 64-bit type (size_t, unsigned long, uint64_t:
+# sizes, byte counts and offsets, where sizeof's results live; nvcc's device code is LP64) in a
+# 64-bit vector: such arithmetic wraps at 2**64 in C, never at 2**32. Every other integer is a
+# 32-bit vector: narrower types compute as int; a spelling of no known type stays 32-bit; so
+# do signed 64-bit types, whose overflow C leaves undefined: real code uses them for products
+# it divides right away (`(long long)a * b / c`), and 64-bit signed division costs the solver
+# far more than its budget allows (a race pair of the dev set went undecided). Operands convert
+# to the operation's type as C converts them; the type's signedness picks the operator.
+
+def z3_bits(t: IntType | None) -> int:
+    """The width of the bit-vector that encodes a value of type t (see above)."""
+    return 64 if t is not None and t.known and t.bits == 64 and not t.signed else 32
+
+
+def z3_convert(z3, term, source: IntType | None, bits: int):
+    """A term of type ``source`` converted to a ``bits``-wide vector as C converts integers:
+    narrowing keeps the low bits, widening extends an unsigned value with zeros and a signed
+    one with its sign. A term of unknown type (a symbol standing for a value) keeps its value:
+    its sign is extended."""
+    size = term.size()
+    if size == bits:
+        return term
+    if size > bits:
+        return z3.Extract(bits - 1, 0, term)
+    if source is not None and source.known and not source.signed:
+        return z3.ZeroExt(bits - size, term)
+    return z3.SignExt(bits - size, term)
+
 
 def z3_comparison_type(left_spelling: str, right_spelling: str) -> IntType | None:
     """The type the z3 encoding compares two operands in: C's, except where a signed operand

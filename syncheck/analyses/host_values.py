@@ -277,7 +277,8 @@ class HostValues:
                         for d in defs):
                     return None
                 return next(iter(found))
-            if len(defs) == 1 and key not in self.direct and key not in self.params:
+            if len(defs) == 1 and key not in self.direct and (
+                    key not in self.params or self._overwritten_first(key, defs[0])):
                 if key in self._following:
                     return None  # `t = a; a = b; b = t;` defines each from the next
                 self._following.add(key)
@@ -288,6 +289,23 @@ class HostValues:
             if key in self.params and not defs:
                 return self._argument_constant(key)
         return None
+
+    def _overwritten_first(self, key: str, value: Node) -> bool:
+        """Is the parameter's one assignment a statement of the body itself that comes before
+        every other mention of it (`void run(int n) { n = 16; ... }`): every later read
+        sees that value, not the argument."""
+        body = self.fn.body
+        if body is None:
+            return False
+        for stmt in body.children:
+            n = strip_wrappers(stmt)
+            if n.kind == "BINARY_OPERATOR" and n.op == "=" and len(n.children) == 2 and n.children[1] is value:
+                target = strip_wrappers(n.children[0])
+                if target.kind != "DECL_REF_EXPR" or target.decl is None or target.decl.key != key:
+                    return False
+                return not any(r.kind == "DECL_REF_EXPR" and r.decl is not None and r.decl.key == key
+                               and r.start < n.start for r in body.walk())
+        return False
 
     def _is_initializer(self, key: str, value: Node) -> bool:
         return self.fn.body is not None and any(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from syncheck.analyses import c_semantics as C
 from syncheck.analyses.barrier_intervals import BarrierIntervals, Point
 from syncheck.analyses.levels import Level
-from syncheck.analyses.shared_memory import _SIZES, Access, KernelAccesses, _pointee
+from syncheck.analyses.shared_memory import Access, KernelAccesses, Offset
 from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, WHOLE_WORD, Encoder,
                                         NextIteration, NotEncodable, bitvector, count_decision,
                                         parameter_facts, parameter_relations, relation_term, smallest_example, z3_module)
@@ -287,7 +287,7 @@ def _same_own_element(a: Access, b: Access, uses_y: bool, uses_z: bool) -> bool:
     uniform offset; with threadIdx.y as another dimension in 2-D kernels): each thread touches
     its own element, so no two threads meet. Saves the solver the commonest pair."""
     if a.offsets or b.offsets or not a.indices or a.scope is not b.scope or len(a.indices) != len(b.indices) \
-            or not a.indices or uses_z or a.view != b.view:
+            or not a.indices or uses_z or a.element != b.element:
         return False
     loop_vars = set(a.scope.inductions) | a.scope.multi_defs
     has_x = has_y = False
@@ -313,7 +313,7 @@ def _never_the_same_element(ka: KernelAccesses, a: Access, b: Access) -> str | N
       equations, equal for the two threads, leave only the same thread (full rank over the
       block's axes)."""
     if ka.uses_z or a.scope is not b.scope or len(a.indices) != len(b.indices) or not a.indices \
-            or a.instance is not None or b.instance is not None or a.view != b.view:
+            or a.instance is not None or b.instance is not None or not _same_units(a, b):
         return None
     varying = None
     rows = []
@@ -390,21 +390,12 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     try:
         idx_a = _indices(e1, a)
         idx_b = _indices(e2, b)
-        same_element = [x == y for x, y in zip(idx_a, idx_b)]
-        if a.view is not None or b.view is not None:
-            # An access through a view of another element size: compare the byte ranges.
-            span_a, span_b = _byte_span(e1, a), _byte_span(e2, b)
-            if span_a is None or span_b is None:
-                return None
-            (start_a, size_a), (start_b, size_b) = span_a, span_b
-            same_element = [start_a < start_b + size_b, start_b < start_a + size_a]
-        elif len(idx_a) != len(idx_b):
-            # One access through a row pointer, the other with all its subscripts: compare
-            # the flattened positions.
-            flat_a, flat_b = _flattened(idx_a, a), _flattened(idx_b, b)
-            if flat_a is None or flat_b is None:
-                return None
-            same_element = [flat_a == flat_b]
+        same_element = _same_place(e1, a, e2, b)
+        if same_element is None:
+            return None
+        if same_element == UNDECIDED:
+            count_decision("solver: byte ranges not formed")
+            return UNDECIDED
         guards = []
         warp_decisions = False
         for enc, acc in ((e1, a), (e2, b)):
@@ -457,14 +448,15 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     solver.add(*e1.facts, *e2.facts)
     # Each access stays inside its array (out-of-bounds indexing is a different bug), and
     # inside its carve of a buffer split into parts by a size the analysis does not know
-    # (`s_b = s_a + n` for a parameter n: s_a[i] has i < n). A carve of a known size (from
-    # constants and the block shape) is not bounded: overlapping carves are a bug to find.
+    # (`s_b = s_a + n` for a parameter n: s_a[i] has i < n). Not assumed where it is a bug to
+    # find: a carve of a known size (from constants and the block shape), or an access whose
+    # own guard tests the size (`if (t <= n) s_a[t] = ...`: that test is checked instead).
     for idx, acc in ((idx_a, a), (idx_b, b)):
         for value, extent in zip(idx, acc.extents):
             if extent is not None:
                 solver.add(value >= 0, value < extent)
     for enc, acc in ((e1, a), (e2, b)):
-        if acc.carve_extent is not None:
+        if acc.carve_extent is not None and not _guards_name(acc, acc.carve_extent[0]):
             try:
                 first = _index_term(enc, acc, acc.indices[0][0], acc.indices[0][1], 0)
                 end = enc.expr(*acc.carve_extent)
@@ -477,14 +469,14 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     # point (block-uniform guards, an index of the thread ids and block-wide values only) is
     # in bounds for thread (0, 0, 0) as well: `s[(r + ty) * w + r + tx]` then needs r >= 0.
     for idx, acc, enc in ((idx_a, a, e1), (idx_b, b, e2)):
-        if len(idx) != 1 or acc.offsets or acc.view is not None or acc.atomic \
+        if len(idx) != 1 or acc.offsets or acc.atomic \
                 or not _signed_integer(acc.indices[0][0].type):
             continue  # an unsigned index below 0 is a huge one, in bounds of an unknown size
         solver.add(idx[0] >= 0)
         own = {str(t) for t in enc.tid}
         if all(g.level <= Level.BLOCK for g in acc.guards) and _symbols(idx) <= own | set(shared) | {
                 "blockDim.x", "blockDim.y", "blockDim.z"}:
-            zero = z3.BitVecVal(0, idx[0].size())
+            zero = z3.BitVecVal(0, enc.tid[0].size())
             solver.add(z3.substitute(idx[0], *[(t, zero) for t in enc.tid]) >= 0)
     # So do the other accesses of the same statement that the thread makes under the same
     # conditions: `buf[t - 256] += buf[t]` is made only by threads whose t fits buf, which
@@ -511,7 +503,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         solver.add(bx * by * bz <= ka.kernel.launch_bounds)
     elif ka.kernel.launch_bound_expr is not None and not shape:
         try:
-            bound = e1.expr(ka.kernel.launch_bound_expr, ka.kernel_scope)
+            bound = C.z3_convert(z3, e1.expr(ka.kernel.launch_bound_expr, ka.kernel_scope), None, 32)
             # a launch bound is a block size: 1 to 1,024 threads
             solver.add(bx * by * bz <= bound, bound >= 1, bound <= 1024, *e1.facts)
         except NotEncodable:
@@ -562,6 +554,13 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
 
 
 _TILE_THREADS = {Level.TILE16: 16, Level.TILE8: 8, Level.TILE4: 4, Level.TILE2: 2}
+
+
+def _guards_name(acc: Access, expression: Node) -> bool:
+    """Does one of the access's guards name a variable the expression names?"""
+    names = {n.decl.key for n in expression.walk() if n.kind == "DECL_REF_EXPR" and n.decl is not None}
+    return any(n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.key in names
+               for g in acc.guards for n in g.cond.walk())
 
 
 def _same_value_group(a: Access, b: Access) -> int | None:
@@ -649,37 +648,131 @@ def assumed_shape(ka: KernelAccesses) -> tuple[tuple[int, int, int] | None, str]
     return None, SMALLEST_SHAPE
 
 
-def _byte_span(enc: Encoder, acc: Access):
-    """(first byte, size) of the element an access touches, counted from its array's start;
-    None when the element size is unknown or the subscripts are not one flat index."""
-    if acc.view is not None:
-        accessed, unit = acc.view
-    else:
-        accessed = unit = _SIZES.get(_pointee(acc.node.type))
-        if accessed is None:
-            return None
-    values = [enc.expr(n, s) for n, s in acc.indices]
+def _same_units(a: Access, b: Access) -> bool:
+    """Do both accesses count their indices and offsets in one element size (positions then
+    compare as element indices)?"""
+    return a.element == b.element and all(o.unit == a.element for o in a.offsets + b.offsets)
+
+
+def _unit_bytes(enc: Encoder, unit: int | str, bits: int):
+    """The size of an element as a term: a constant, or for a type whose size is unknown (a
+    dependent type) one shared unknown of at least one byte."""
+    if isinstance(unit, int):
+        return enc.z3.BitVecVal(unit, bits)
+    size = enc.sym(f"sizeof {unit}", per_thread=False)
+    enc.facts.append(size >= 1)
+    return C.z3_convert(enc.z3, size, None, bits)
+
+
+def _same_place(e1: Encoder, a: Access, e2: Encoder, b: Access):
+    """Conditions for the two accesses to touch one element (some byte of it, where their
+    positions count different element sizes); None when the positions cannot be compared,
+    UNDECIDED when byte ranges cannot be formed."""
+    if not (a.indices or a.offsets) or not (b.indices or b.offsets):
+        return []  # a whole scalar, struct member or collective's storage: every part of it
+    values_a, offsets_a = _position_terms(e1, a)
+    values_b, offsets_b = _position_terms(e2, b)
+    offsets_a, offsets_b = _cancelled(offsets_a, offsets_b)
+    terms = [t for t, _ in values_a + values_b + offsets_a + offsets_b]
+    bits = max([t.size() for t in terms], default=32)
+    if _same_units(a, b):
+        pos_a = _element_position(e1, a, values_a, offsets_a, bits)
+        pos_b = _element_position(e2, b, values_b, offsets_b, bits)
+        if len(pos_a) != len(pos_b):
+            # One access through a row pointer, the other with all its subscripts: compare
+            # the flattened positions.
+            pos_a, pos_b = [_flattened(pos_a, a)], [_flattened(pos_b, b)]
+            if pos_a[0] is None or pos_b[0] is None:
+                return None
+        return [x == y for x, y in zip(pos_a, pos_b)]
+    # Positions counted in different element sizes (a view of another type, sub-arrays carved
+    # out of one buffer): compare the byte ranges, as pointer arithmetic computes them
+    # (ptrdiff_t: 64 bits on the device).
+    span_a = _byte_span(e1, a, values_a, offsets_a, 64)
+    span_b = _byte_span(e2, b, values_b, offsets_b, 64)
+    if span_a is None or span_b is None:
+        return UNDECIDED
+    (start_a, size_a), (start_b, size_b) = span_a, span_b
+    return [start_a < start_b + size_b, start_b < start_a + size_a]
+
+
+def _position_terms(enc: Encoder, acc: Access):
+    """The access's index terms (with their nodes) and offset terms (with their offsets), each
+    in the width of its own type."""
+    values = [(_index_term(enc, acc, n, s, k), n) for k, (n, s) in enumerate(acc.indices)]
+    offsets = [(_index_term(enc, acc, o.node, o.scope, len(acc.indices) + k, o), o)
+               for k, o in enumerate(acc.offsets)]
+    return values, offsets
+
+
+def _cancelled(offsets_a: list, offsets_b: list) -> tuple[list, list]:
+    """The offsets less those both accesses add alike (the same term, scale and unit: a
+    pointer both go through, whose offset the two threads compute alike). Positions into a
+    buffer do not wrap around (pointer arithmetic past it is undefined), so comparing the
+    rest is the same test, and the solver is spared the wide sums."""
+    rest_b = list(offsets_b)
+    kept_a = []
+    for term, offset in offsets_a:
+        match = next((i for i, (other, o) in enumerate(rest_b)
+                      if o.scale == offset.scale and o.unit == offset.unit and term.eq(other)), None)
+        if match is None:
+            kept_a.append((term, offset))
+        else:
+            rest_b.pop(match)
+    return kept_a, rest_b
+
+
+def _element_position(enc: Encoder, acc: Access, values: list, offsets: list, bits: int) -> list:
+    """Element indices per dimension, the offsets added to the first (or alone: `*p`)."""
+    out = [_widened(enc, t, n, bits) for t, n in values]
+    total = None
+    for term, o in offsets:
+        term = _widened(enc, term, o.node, bits)
+        term = term * o.scale if o.scale != 1 else term
+        total = term if total is None else total + term
+    if total is not None:
+        if out:
+            out[0] = out[0] + total
+        else:
+            out = [total]
+    return out or [enc.z3.BitVecVal(0, bits)]
+
+
+def _byte_span(enc: Encoder, acc: Access, values: list, offsets: list, bits: int):
+    """(first byte, size) of the element an access touches, counted from the place the offsets
+    left out start from, in ``bits``-wide terms; None when the subscripts are not one flat
+    index."""
+    values = [_widened(enc, t, n, bits) for t, n in values]
+    accessed = _unit_bytes(enc, acc.element, bits)
     if len(values) > 1:
         flat = _flattened(values, acc)
-        if flat is None or acc.view is not None:
+        if flat is None:
             return None
         values = [flat]
-    start = values[0] * accessed if values else None
-    for n, s, scale in acc.offsets:
-        term = enc.expr(n, s) * (scale * unit)
-        start = term if start is None else start + term
-    if start is None:
-        return None
+    start = values[0] * accessed if values else enc.z3.BitVecVal(0, bits)
+    for term, offset in offsets:
+        start = start + _widened(enc, term, offset.node, bits) * (_unit_bytes(enc, offset.unit, bits) * offset.scale)
     return start, accessed
 
 
-def _indices(enc: Encoder, acc: Access):
+def _widened(enc: Encoder, term, node: Node, bits: int):
+    """An index or offset converted to the width positions are compared in, as C converts it
+    to ptrdiff_t (an unsigned index with zeros, a signed one with its sign)."""
+    return C.z3_convert(enc.z3, term, C.int_type(node.type) if node.type else None, bits)
+
+
+def _indices(enc: Encoder, acc: Access, bits: int | None = None):
+    """The positions an access touches, one per dimension, in element units; 32-bit terms
+    unless one is wider (then all are, as C converts them to ptrdiff_t), or ``bits``."""
     out = [_index_term(enc, acc, n, s, k) for k, (n, s) in enumerate(acc.indices)]
+    offsets = [_index_term(enc, acc, o.node, o.scope, len(acc.indices) + k, o) for k, o in enumerate(acc.offsets)]
+    bits = bits or max([t.size() for t in out + offsets], default=32)
+    out = [_widened(enc, t, n, bits) for t, (n, _) in zip(out, acc.indices)]
+    offsets = [_widened(enc, t, o.node, bits) for t, o in zip(offsets, acc.offsets)]
     if acc.offsets:
         offset = None
-        for k, (n, s, scale) in enumerate(acc.offsets):
-            term = _index_term(enc, acc, n, s, len(acc.indices) + k)
-            term = term * scale if scale != 1 else term
+        for term, o in zip(offsets, acc.offsets):
+            term = term * o.scale if o.scale != 1 else term
             offset = term if offset is None else offset + term
         if out:
             out[0] = out[0] + offset
@@ -688,15 +781,19 @@ def _indices(enc: Encoder, acc: Access):
     return out
 
 
-def _index_term(enc: Encoder, acc: Access, node: Node, scope, position: int):
+def _index_term(enc: Encoder, acc: Access, node: Node, scope, position: int, offset: Offset | None = None):
     """An index as a term. An atomic's index that depends on data (a histogram's bin) may be
     any cell: a free value of that thread. A plain update's (`hist[key[i] & 63] += 1`) reads
     the keys as values of memory: two threads' keys may be equal, which is what a histogram
     counts, so such updates collide. A plain store's stays undecided: scattering through
-    loaded positions (a permutation, a compaction's offsets) is assumed to hit distinct cells."""
+    loaded positions (a permutation, a compaction's offsets) is assumed to hit distinct cells.
+    An offset every thread computes alike in a pointer's definition (a count loaded from
+    memory) is one unknown both threads share."""
     try:
         return enc.expr(node, scope)
     except NotEncodable:
+        if offset is not None and offset.uniform_in is not None and offset.uniform_in not in enc.varying:
+            return enc.sym(f"{offset.uniform_in}+{node.id}", per_thread=False)
         if acc.atomic:
             return enc.sym(f"data index {acc.node.id}.{position}", per_thread=True)
         if not (acc.read and acc.write):

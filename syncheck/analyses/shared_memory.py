@@ -8,7 +8,7 @@ argument (inlined here, parameters replaced by the caller's arguments) are colle
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from syncheck.analyses import c_semantics as C
 from syncheck.analyses import primitives as P
@@ -22,7 +22,8 @@ from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
 from syncheck.analyses.levels import Level
 from syncheck.ir.calls import call_args, callee_name, member_object, parameter_types, template_bindings
 from syncheck.ir.cfg import CFG, Block
-from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers
+from syncheck.ir.nodes import (BUILTIN_ELEMENT_BYTES, POINTER_WRAPPERS, Node, element_spelling,
+                               strip_wrappers)
 from syncheck.ir.program import Function, Program
 
 _ASSIGN = {"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="}
@@ -48,8 +49,8 @@ class Scope:
     reaching: dict[int, object] = field(default_factory=dict)
     # uses of a counter one loop steps, set just before that loop: use node id -> Induction
     loop_counters: dict[int, "Induction"] = field(default_factory=dict)
-    # pointer -> (shared location key, offsets added to its first index)
-    pointer_alias: dict[str, tuple[str, list[tuple[Node, "Scope"]]]] = field(default_factory=dict)
+    # pointer -> (shared location key, offsets added to its position)
+    pointer_alias: dict[str, tuple[str, list["Offset"]]] = field(default_factory=dict)
     # Loop counters: var -> (initial value, "+" | "-" | ">>" | "<<", constant step, line of
     # the update: counters updated on one line, as in 'k += R, i += R', advance together)
     inductions: dict[str, "Induction"] = field(default_factory=dict)
@@ -73,6 +74,21 @@ class Scope:
         return self is other
 
 
+@dataclass(frozen=True, eq=False)
+class Offset:
+    """A term added to an access's position: the value of ``node`` times ``scale`` elements
+    of ``unit``. Pointers carved out of one buffer at offsets counted in different element
+    types (`(float*)&structs[n]`, `(int*)(floats + m)`) keep each offset in its own unit."""
+    node: Node
+    scope: "Scope"
+    scale: int
+    unit: int | str   # bytes of the element it counts; the type's spelling when its size is unknown
+    # The pointer whose definition at the top of its function computes this offset, once per
+    # thread, to the same value for every thread of the block (`int* n = (int*)&f[*count];`):
+    # the encoding names the value after it where it cannot model the value itself (a load).
+    uniform_in: str | None = None
+
+
 @dataclass
 class Access:
     array: str            # declaration key of the shared array
@@ -81,7 +97,7 @@ class Access:
     indices: list[tuple[Node, Scope]]   # outermost dimension first
     # added to the (flattened) index, each times its scale: pointer aliases, p + n, row
     # pointers of multi-dimensional arrays (`tile[row]` moves by a whole row)
-    offsets: list[tuple[Node, Scope, int]]
+    offsets: list[Offset]
     read: bool
     write: bool
     point: tuple[int, int]  # (block, item) in the kernel's CFG
@@ -96,9 +112,10 @@ class Access:
     function: Function | None = None
     instance: int | None = None              # the inlined call it is in, if any
     local_point: tuple[int, int] | None = None  # (block, item) in that callee's CFG
-    # Through a cast to another element size (`((int*)shorts)[i]`): (bytes of the accessed
-    # element, bytes of the element the offsets count); indices count the former.
-    view: tuple[int, int] | None = None
+    # Bytes of the element accessed, which the indices count (its spelling when the size is
+    # unknown); offsets may count other units (casts between element sizes). Unused for an
+    # access without indices and offsets: it covers its whole location.
+    element: int | str = 0
     # Through a pointer another carve of the buffer starts from: its first index stays below
     # that carve's start (elements, read in the scope given)
     carve_extent: tuple[Node, Scope] | None = None
@@ -110,6 +127,22 @@ class Access:
 
 _ZERO = Node(-1, "INTEGER_LITERAL")
 _ZERO.value = 0
+
+
+def _named_if_uniform(offset: Offset, pointer_key: str) -> Offset:
+    """An offset of a pointer defined once at the top of its function, named when its value
+    is the same for every thread of the block (a count loaded through a kernel parameter)."""
+    if offset.uniform_in is not None or offset.node is _ZERO:
+        return offset
+    value = offset.scope.analysis.values.get(offset.node.id)
+    if value is None or value.level > Level.BLOCK:
+        return offset
+    return replace(offset, uniform_in=pointer_key)
+
+
+def _at_start(target_offsets: list[Offset], pointer: Node, scope: "Scope") -> list[Offset]:
+    """An access at a pointer: its offsets, or the pointer's own place (`*p` is p[0])."""
+    return target_offsets or [Offset(_ZERO, scope, 1, element_unit(pointer))]
 
 
 def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> Scope:
@@ -214,41 +247,14 @@ def _product(values) -> int:
     return out
 
 
-def _pointee(type_spelling: str) -> str:
-    """'float' for 'const float *', 'volatile float *' and 'float[33]'."""
-    t = type_spelling.split("[", 1)[0].replace("*", " ")
-    return " ".join(w for w in t.split() if w not in ("const", "volatile", "__restrict__", "restrict"))
-
-
-_SIZES = {"char": 1, "signed char": 1, "unsigned char": 1, "int8_t": 1, "uint8_t": 1, "bool": 1,
-          "short": 2, "unsigned short": 2, "half": 2, "__half": 2, "__nv_bfloat16": 2, "int16_t": 2,
-          "uint16_t": 2, "int": 4, "unsigned int": 4, "unsigned": 4, "float": 4, "int32_t": 4,
-          "uint32_t": 4, "half2": 4, "__half2": 4, "__nv_bfloat162": 4, "double": 8, "long long": 8,
-          "unsigned long long": 8, "int64_t": 8, "uint64_t": 8, "float2": 8, "int2": 8,
-          "double2": 16, "float4": 16, "int4": 16, "uint4": 16}
-
-
-def _same_element_type(node: Node) -> bool:
-    """Does every cast on the way to the pointer keep the element size? (Indices through a
-    `half*` view of a `float` buffer count other units.)"""
-    while node.kind in POINTER_WRAPPERS and node.children:
-        inner = node.children[-1]
-        if node.kind != "PAREN_EXPR" and "*" in node.type and ("*" in inner.type or "[" in inner.type):
-            outer_size, inner_size = _SIZES.get(_pointee(node.type)), _SIZES.get(_pointee(inner.type))
-            if outer_size and inner_size and outer_size != inner_size:
-                return False
-        node = inner
-    return True
-
-
-def _view(access: Node, base: Node) -> tuple[int, int] | None:
-    """(accessed element bytes, base element bytes) when a subscript reads or writes another
-    element size than the shared array or pointer it goes through (a cast in between), else
-    None (also when a size is unknown: the indices are then taken as they are)."""
-    accessed, underlying = _SIZES.get(_pointee(access.type)), _SIZES.get(_pointee(base.type))
-    if accessed and underlying and accessed != underlying:
-        return accessed, underlying
-    return None
+def element_unit(node: Node) -> int | str:
+    """Bytes of the element a pointer or array expression counts in (or of the value of a
+    subscript or dereference), as the compiler lays it out; the element type's spelling
+    when its size is unknown (a dependent type: equal spellings are equal units)."""
+    if node.element_bytes:
+        return node.element_bytes
+    spelling = element_spelling(node.type)
+    return BUILTIN_ELEMENT_BYTES.get(spelling) or spelling or "?"
 
 
 def _var_type(fn: Function, key: str) -> str:
@@ -652,11 +658,15 @@ class KernelAccesses:
     def _scope(self, fn: Function, analysis: FunctionAnalysis, bindings) -> Scope:
         scope = function_scope(fn, analysis, bindings)
         carved_from: dict[str, list[Node]] = {}
+        top_level = {d.decl.key for stmt in fn.body.children if stmt.kind == "DECL_STMT"
+                     for d in stmt.children if d.kind == "VAR_DECL" and d.decl is not None}
         for key, init in scope.single_defs.items():
             if "*" not in _var_type(fn, key) and "&" not in _var_type(fn, key):
                 continue
             target = self._pointer_target(init, scope)
             if target is not None:
+                if key in top_level:
+                    target = (target[0], [_named_if_uniform(o, key) for o in target[1]])
                 scope.pointer_alias[key] = target
                 start = _carve_start(init)
                 if start is not None:
@@ -787,16 +797,16 @@ class KernelAccesses:
 
     def _pointer_target(self, node: Node, scope: Scope):
         """(shared location, offsets) a pointer expression points into: ``s``, ``&s[i]``,
-        ``s + i``, ``p + i`` for an alias p, or a parameter bound to one of these."""
-        if not _same_element_type(node):
-            return self._reinterpreted(node, scope)
+        ``s + i``, ``p + i`` for an alias p, or a parameter bound to one of these. Casts to
+        other element types are followed: each offset keeps the unit it counts, so views
+        and sub-arrays carved out of one buffer stay one location, compared by bytes."""
         base = _strip(node)
         if base.kind == "UNARY_OPERATOR" and base.op == "&" and base.children:
             inner = _strip(base.children[0])
             if inner.kind == "ARRAY_SUBSCRIPT_EXPR" and len(inner.children) == 2:
                 target = self._pointer_target(inner.children[0], scope)
                 if target is not None:
-                    return target[0], target[1] + [(inner.children[1], scope, 1)]
+                    return target[0], target[1] + [Offset(inner.children[1], scope, 1, element_unit(inner))]
                 return None
             if "[" not in inner.type:
                 # &state of a shared struct or scalar (`state_s* s = &state_g;`): s->field is
@@ -810,13 +820,14 @@ class KernelAccesses:
             row = _extents(base.type)
             target = self._pointer_target(base.children[0], scope)
             if target is not None and row and all(e is not None for e in row):
-                return target[0], target[1] + [(base.children[1], scope, _product(row))]
+                return target[0], target[1] + [Offset(base.children[1], scope, _product(row), element_unit(base))]
             return None
         if base.kind == "BINARY_OPERATOR" and base.op in ("+", "-") and len(base.children) == 2:
             left, right = base.children
             target = self._pointer_target(left, scope)
             if target is not None:
-                return target[0], target[1] + [(right, scope, 1 if base.op == "+" else -1)]
+                return target[0], target[1] + [Offset(right, scope, 1 if base.op == "+" else -1,
+                                                      element_unit(base))]
             return None
         if base.kind == "CALL_EXPR" and P.classify(base) is None:
             return self._returned_pointer(base, scope)
@@ -831,20 +842,6 @@ class KernelAccesses:
                 return self._pointer_target(arg, arg_scope)
         arr = self._shared_base(base, scope)
         return (arr[0], []) if arr is not None else None
-
-    def _reinterpreted(self, node: Node, scope: Scope):
-        """A whole shared buffer seen as another element type (`reinterpret_cast<float*>(raw)`
-        of an `extern __shared__ unsigned char raw[]`): a location of its own whose indices
-        count the new elements. Accesses through other types then fall in other locations
-        (their units differ), so races between two views are not compared; a cast that
-        also moves the pointer is not followed (its offset counts the old units)."""
-        target = self._pointer_target(_strip(node), scope)
-        if target is None or target[1]:
-            return None
-        element = _pointee(node.type)
-        if not element or _SIZES.get(element) is None:
-            return None
-        return f"{target[0]}#{element}", []
 
     # -- barriers --
     def _barrier(self, item: Node, warp: bool) -> bool:
@@ -987,15 +984,16 @@ class KernelAccesses:
             if kind == "UNARY_OPERATOR" and node.op == "*" and node.children:
                 target = self._pointer_target(node.children[0], scope)
                 if target is not None:
-                    offsets = target[1] or [(_ZERO, scope, 1)]  # *p is p[0]
                     self._add(Access(array=target[0], name=_display_name(target[0], node),
-                                     node=node, indices=[], offsets=offsets,
+                                     node=node, indices=[],
+                                     offsets=_at_start(target[1], node.children[0], scope),
                                      read=mode in ("read", "update"), write=mode in ("write", "update"),
                                      point=point, guards=list(gs), scope=scope, value_level=stored,
-                                     function=scope.analysis.function), instance, local)
-                    for n, s, _ in target[1]:
-                        if s is scope:  # index expressions are reads of their own
-                            stack.append((n, "read", gs, 0))
+                                     function=scope.analysis.function, element=element_unit(node)),
+                              instance, local)
+                    for offset in target[1]:
+                        if offset.scope is scope:  # index expressions are reads of their own
+                            stack.append((offset.node, "read", gs, 0))
                     continue
             if kind == "UNARY_OPERATOR" and node.op == "&":
                 continue  # taking an address is not an access
@@ -1039,12 +1037,13 @@ class KernelAccesses:
         if target is None:
             return False
         self._add(Access(array=target[0], name=_display_name(target[0], call), node=call, indices=[],
-                         offsets=target[1] or [(_ZERO, scope, 1)], read=True, write=True,
+                         offsets=_at_start(target[1], args[0], scope), read=True, write=True,
                          point=point, guards=list(guards), scope=scope, value_level=7,
-                         function=scope.analysis.function, atomic=True), instance, local)
-        for n, s, _ in target[1]:
-            if s is scope:
-                stack.append((n, "read", guards, 0))
+                         function=scope.analysis.function, atomic=True, element=element_unit(args[0])),
+                  instance, local)
+        for offset in target[1]:
+            if offset.scope is scope:
+                stack.append((offset.node, "read", guards, 0))
         for arg in args[1:]:
             stack.append((arg, "read", guards, 0))
         return True
@@ -1080,8 +1079,9 @@ class KernelAccesses:
             extents = _extents(cur.type)
         else:
             extents = _extents(cur.decl.type) if cur.decl is not None and cur.decl.storage == "shared" else []
-        view = _view(node, cur)
-        if offsets or len(extents) != len(indices) or view is not None:
+        element = element_unit(node)
+        if offsets or len(extents) != len(indices) or element != element_unit(cur):
+            # indices through a cast to another element size count other units than the extents
             extents = [None] * len(indices)
         strides = None
         if len(indices) > 1 and all(e is not None for e in extents):
@@ -1090,8 +1090,8 @@ class KernelAccesses:
             array=base[0], name=base[1], node=node, indices=indices, offsets=offsets,
             read=mode in ("read", "update"), write=mode in ("write", "update"), point=point,
             guards=list(guards), scope=scope, value_level=stored,
-            function=scope.analysis.function, extents=extents, strides=strides, view=view,
-            carve_extent=carve if len(indices) == 1 and view is None else None),
+            function=scope.analysis.function, extents=extents, strides=strides, element=element,
+            carve_extent=carve if len(indices) == 1 else None),
             instance, local)
         return True
 
@@ -1158,8 +1158,8 @@ def _carve_start(init: Node) -> tuple[str, Node] | None:
     elif not (n.kind == "BINARY_OPERATOR" and n.op == "+" and len(n.children) == 2):
         return None
     base = _strip(n.children[0])
-    if base.kind != "DECL_REF_EXPR" or base.decl is None or not _same_element_type(init):
-        return None
+    if base.kind != "DECL_REF_EXPR" or base.decl is None or element_unit(init) != element_unit(base):
+        return None  # counted in the earlier pointer's elements only
     return base.decl.key, n.children[1]
 
 

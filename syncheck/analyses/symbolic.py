@@ -84,8 +84,8 @@ def bitvector(z3, name: str):
     return z3.BitVec(name, BITS)
 
 
-def constant_term(z3, v: int):
-    return z3.BitVecVal(v, BITS)
+def constant_term(z3, v: int, bits: int = BITS):
+    return z3.BitVecVal(v, bits)
 
 
 # Deterministic solver budget (z3 resource units, not seconds): the same query gets the same
@@ -168,6 +168,30 @@ class Encoder:
         return self.tid[0] + bx * (self.tid[1] + by * self.tid[2])
 
     def expr(self, node: Node, scope: Scope, depth: int = 0):
+        """The value of an integer expression, in the width its C type is encoded in (see
+        c_semantics.z3_bits), through the casts around it."""
+        term = self._expr(node, scope, depth)
+        chain = [node]
+        while chain[-1].kind in POINTER_WRAPPERS and chain[-1].children:
+            chain.append(chain[-1].children[-1])
+        source = None  # the innermost value's width follows its type, keeping its value
+        for n in reversed(chain):
+            t = C.int_type(n.type) if n.type else None
+            if t is None:
+                continue  # a pointer or floating wrapper: the value passes through
+            term = C.z3_convert(self.z3, term, source, C.z3_bits(t))
+            source = t
+        return term
+
+    def _as_type_of(self, term, value: Node, target: Node):
+        """``term``, the value of ``value``, as the variable ``target`` holds it (C converts a
+        definition's value to the variable's type)."""
+        t = C.int_type(target.type) if target.type else None
+        if t is None:
+            return term
+        return C.z3_convert(self.z3, term, C.int_type(value.type) if value.type else None, C.z3_bits(t))
+
+    def _expr(self, node: Node, scope: Scope, depth: int = 0):
         z3 = self.z3
         if depth > 40:
             raise NotEncodable()
@@ -177,7 +201,7 @@ class Encoder:
             return self.expr(node.children[-1], scope, depth + 1)
         if k in ("INTEGER_LITERAL", "CHARACTER_LITERAL", "CXX_BOOL_LITERAL_EXPR", "CXX_UNARY_EXPR"):
             if isinstance(node.value, int):
-                return constant_term(z3, node.value)
+                return constant_term(z3, node.value, C.z3_bits(C.int_type(node.type) if node.type else None))
             raise NotEncodable()
         builtin = self._builtin_vector(node.children[0], scope) \
             if k == "MEMBER_REF_EXPR" and node.children else None
@@ -209,8 +233,13 @@ class Encoder:
             return self._field(node, scope, depth)
         if k == "CONDITIONAL_OPERATOR" and len(node.children) == 3:
             c, a, b = node.children
-            return z3.If(self.cond(c, scope, depth + 1), self.expr(a, scope, depth + 1),
-                         self.expr(b, scope, depth + 1))
+            then, other = self.expr(a, scope, depth + 1), self.expr(b, scope, depth + 1)
+            if then.size() != other.size():
+                then, other = self._as_type_of(then, a, node), self._as_type_of(other, b, node)
+                if then.size() != other.size():  # not an integer type: the wider one's width
+                    bits = max(then.size(), other.size())
+                    then, other = (C.z3_convert(z3, then, _int(a), bits), C.z3_convert(z3, other, _int(b), bits))
+            return z3.If(self.cond(c, scope, depth + 1), then, other)
         if k == "CALL_EXPR":
             if isinstance(node.value, int):
                 return constant_term(z3, node.value)  # folded by the compiler
@@ -277,10 +306,10 @@ class Encoder:
         later = scope.later_defs.get(d.key)
         if later is not None and node.start >= later[2]:
             value, value_scope, _ = later
-            return self.expr(value, value_scope or scope, depth + 1)
+            return self._as_type_of(self.expr(value, value_scope or scope, depth + 1), value, node)
         if d.key in scope.bindings:
             arg, arg_scope = scope.bindings[d.key]
-            return self.expr(arg, arg_scope, depth + 1)
+            return self._as_type_of(self.expr(arg, arg_scope, depth + 1), arg, node)
         if d.storage in ("global", "constant", "template", "enum"):
             return self.sym(d.key, per_thread=False)
         if d.storage == "param" and d.key not in scope.multi_defs:
@@ -290,7 +319,8 @@ class Encoder:
             # run out of step: its inputs are then read in the same iteration as it is.
             if d.key in scope.single_defs:
                 try:
-                    return self.expr(scope.single_defs[d.key], scope, depth + 1)
+                    value = scope.single_defs[d.key]
+                    return self._as_type_of(self.expr(value, scope, depth + 1), value, node)
                 except NotEncodable:
                     # A definition the encoder cannot model (a load, a call) whose value is
                     # the same for the whole block: an unknown, but one both threads share.
@@ -322,7 +352,7 @@ class Encoder:
             if reached is not None:
                 # A variable assigned more than once, read where one assignment alone reaches.
                 try:
-                    return self.expr(reached, scope, depth + 1)
+                    return self._as_type_of(self.expr(reached, scope, depth + 1), reached, node)
                 except NotEncodable:
                     value = scope.analysis.values.get(node.id)
                     if value is not None and value.level <= Level.BLOCK and d.key not in self.varying:
@@ -330,7 +360,7 @@ class Encoder:
                     raise
             value = scope.analysis.values.get(node.id)
             if value is not None and value.const is not None and isinstance(value.const, int):
-                return constant_term(z3, value.const)
+                return constant_term(z3, value.const, C.z3_bits(_int(node)))
             if value is not None and value.level <= Level.BLOCK:
                 return self.sym(d.key, per_thread=d.key in self.varying)
         raise NotEncodable()
@@ -355,8 +385,10 @@ class Encoder:
     def _stepped(self, induction, start, count, scope: Scope, depth: int, counter: Node | None = None):
         z3 = self.z3
         step = induction.step
+        bits = start.size()
+        count = C.z3_convert(z3, count, None, bits)  # an iteration count: small, not negative
         if isinstance(step, Node):
-            step = self.expr(step, scope, depth + 1)
+            step = C.z3_convert(z3, self.expr(step, scope, depth + 1), _int(step), bits)
             toward = _step_toward_bound(induction, counter) if counter is not None else 0
             if toward:
                 # A signed counter that steps away from the bound its loop runs to never gets
@@ -365,7 +397,7 @@ class Encoder:
         if induction.op == "<<":
             # `s *= 2` doubles up to its loop's bound: shifting past the word would wrap s to 0,
             # which the program never reaches (indices do not overflow, as for symbols).
-            self.facts.append(z3.ULT(count * step, BITS - 1))
+            self.facts.append(z3.ULT(count * step, bits - 1))
         return {"+": lambda: start + count * step, "-": lambda: start - count * step,
                 ">>": lambda: z3.LShR(start, count * step),
                 "<<": lambda: start << (count * step)}[induction.op]()
@@ -435,7 +467,8 @@ class Encoder:
             return now + 1 if "+" in update.op else now - 1
         rhs = self.expr(update.children[1], scope, depth + 1)
         if update.op == "=":
-            return rhs
+            return self._as_type_of(rhs, update.children[1], ref)
+        rhs = C.z3_convert(self.z3, rhs, _int(update.children[1]), now.size())
         op = update.op[:-1]
         if op in ("+", "-", "*"):
             return {"+": now + rhs, "-": now - rhs, "*": now * rhs}[op]
@@ -451,10 +484,15 @@ class Encoder:
             return self.expr(node.children[1], scope, depth + 1)  # `a, b` has b's value
         if op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||"):
             return z3.If(self.cond(node, scope, depth), constant_term(z3, 1), constant_term(z3, 0))
-        a = self.expr(node.children[0], scope, depth + 1)
-        b = self.expr(node.children[1], scope, depth + 1)
+        left, right = node.children
+        a = self.expr(left, scope, depth + 1)
+        b = self.expr(right, scope, depth + 1)
         if op not in ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"):
             raise NotEncodable()
+        # the operands convert to the operation's type (a shift's amount to the left's width)
+        t = _operation_type(node)
+        bits = C.z3_bits(t) if t is not None else max(a.size(), b.size())
+        a, b = C.z3_convert(z3, a, _int(left), bits), C.z3_convert(z3, b, _int(right), bits)
         if op in ("&", "|", "^", "<<", ">>"):
             # Bit tricks on run-time values (masks from parameters) would let the solver pick
             # values the program never has: only right operands the encoding pins down are
@@ -500,6 +538,8 @@ class Encoder:
             return self._ballot(node, args, scope, depth)
         if name in ("min", "max", "umin", "umax") and len(args) == 2:
             a, b = (self.expr(x, scope, depth + 1) for x in args)
+            bits = max(a.size(), b.size())
+            a, b = C.z3_convert(z3, a, _int(args[0]), bits), C.z3_convert(z3, b, _int(args[1]), bits)
             return self.z3.If(a < b, a, b) if "min" in name else self.z3.If(a > b, a, b)
         returned = self._single_return(node)
         if returned is not None:
@@ -517,7 +557,7 @@ class Encoder:
         if callee is not None and self.program.is_pure(callee):
             # A constexpr function of its arguments alone: equal arguments, equal values
             # (the body's `nthreads(type)` and the one in `__launch_bounds__`).
-            terms = [self.expr(a, scope, depth + 1) for a in args]
+            terms = [C.z3_convert(z3, self.expr(a, scope, depth + 1), _int(a), BITS) for a in args]
             sort = z3.BitVecSort(BITS)
             value = z3.Function(f"call:{callee.key}", *([sort] * len(terms)), sort)(*terms)
             # in the range of every other symbol, so that index arithmetic cannot wrap
@@ -584,6 +624,9 @@ class Encoder:
                     return self._input_test(n, scope, depth)
                 a, b = (self.expr(c, scope, depth + 1) for c in n.children)
                 left, right = n.children
+                common = C.operation_type(op, "", left.type, right.type)
+                bits = C.z3_bits(common) if common is not None else max(a.size(), b.size())
+                a, b = C.z3_convert(z3, a, _int(left), bits), C.z3_convert(z3, b, _int(right), bits)
                 return C.z3_binary(z3, op, a, b, C.z3_comparison_type(left.type, right.type))
         if n.kind == "UNARY_OPERATOR" and n.op == "!" and n.children:
             return z3.Not(self.cond(n.children[0], scope, depth + 1))
@@ -788,6 +831,11 @@ _ZERO_INDEX = Node(-2, "INTEGER_LITERAL")
 _ZERO_INDEX.value = 0
 
 
+def _int(node: Node) -> "C.IntType | None":
+    """The integer type of an expression (None: not an integer, or no type recorded)."""
+    return C.int_type(node.type) if node.type else None
+
+
 def _operation_type(node: Node) -> "C.IntType | None":
     left, right = node.children
     return C.operation_type(node.op, node.type, left.type, right.type)
@@ -954,7 +1002,7 @@ def lane_outside_mask(program: Program, service: UniformityService, root: Functi
     dims = tuple(constant_term(z3, d) for d in shape)
     enc = Encoder(1, {}, set(), dims, program, thread_shifts=True)
     try:
-        mask = enc.expr(mask_node, scopes[-1])
+        mask = C.z3_convert(z3, enc.expr(mask_node, scopes[-1]), _int(mask_node), BITS)
         guards = []
         for depth, c in effective_controllers(site, frames):
             if c.polarity is None:

@@ -91,7 +91,7 @@ def _declared_no_return(cursor: ci.Cursor) -> bool:
 
 class Node:
     __slots__ = ("id", "kind", "spelling", "type", "line", "col", "end_line", "end_col",
-                 "start", "end", "children", "decl", "op", "value", "role")
+                 "start", "end", "children", "decl", "op", "value", "role", "element_bytes")
 
     def __init__(self, nid: int, kind: str):
         self.id = nid
@@ -106,6 +106,10 @@ class Node:
         self.value: int | float | None = None
         # For statement headers: "init", "cond", "inc", "body", "then", "else".
         self.role: str | None = None
+        # Bytes of the element a pointer or array expression points to, or of the value of a
+        # subscript, member or dereference (structs and typedefs included, as the compiler
+        # lays them out); None where unknown (a dependent type) or not recorded.
+        self.element_bytes: int | None = None
 
     def walk(self):
         stack = [self]
@@ -127,6 +131,58 @@ class Node:
 # Expression wrappers that keep a value (and a pointer's target) as it is.
 VALUE_WRAPPERS = ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR")
 POINTER_WRAPPERS = VALUE_WRAPPERS + ("CXX_REINTERPRET_CAST_EXPR", "CXX_CONST_CAST_EXPR")
+
+
+# Bytes of the element types whose size needs no question to the compiler.
+BUILTIN_ELEMENT_BYTES = {
+    "char": 1, "signed char": 1, "unsigned char": 1, "int8_t": 1, "uint8_t": 1, "bool": 1,
+    "short": 2, "unsigned short": 2, "half": 2, "__half": 2, "__nv_bfloat16": 2, "int16_t": 2,
+    "uint16_t": 2, "int": 4, "unsigned int": 4, "unsigned": 4, "float": 4, "int32_t": 4,
+    "uint32_t": 4, "half2": 4, "__half2": 4, "__nv_bfloat162": 4, "double": 8, "long long": 8,
+    "unsigned long long": 8, "int64_t": 8, "uint64_t": 8, "float2": 8, "int2": 8,
+    "double2": 16, "float4": 16, "int4": 16, "uint4": 16}
+
+
+def element_spelling(type_spelling: str) -> str:
+    """'float' for 'const float *', 'volatile float *' and 'float[33]'."""
+    t = type_spelling.split("[", 1)[0].replace("*", " ")
+    return " ".join(w for w in t.split() if w not in ("const", "volatile", "__restrict__", "restrict",
+                                                      "__restrict"))
+
+
+# Expressions whose element size the shared-memory model reads (pointer casts, subscripts,
+# pointer arithmetic and the declarations of pointers and arrays).
+_SIZED = {K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR, K.CXX_CONST_CAST_EXPR,
+          K.ARRAY_SUBSCRIPT_EXPR, K.DECL_REF_EXPR, K.MEMBER_REF_EXPR, K.UNARY_OPERATOR, K.BINARY_OPERATOR,
+          K.PAREN_EXPR, K.VAR_DECL, K.PARM_DECL}
+_ARRAY_KINDS = {ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY,
+                ci.TypeKind.DEPENDENTSIZEDARRAY}
+
+
+def _element_bytes(t: ci.Type, spelling: str, kind: ci.CursorKind) -> int | None:
+    """Bytes of what a pointer or array type points to (the innermost element of an array of
+    arrays), or of the type itself for a subscript, member or dereference."""
+    known = BUILTIN_ELEMENT_BYTES.get(element_spelling(spelling))
+    if known is not None and spelling.count("*") <= 1:
+        return known
+    pointer_like = "*" in spelling or "[" in spelling
+    if not pointer_like and kind not in (K.ARRAY_SUBSCRIPT_EXPR, K.MEMBER_REF_EXPR, K.UNARY_OPERATOR):
+        return None
+    t = t.get_canonical()
+    if t.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
+        t = t.get_pointee().get_canonical()
+    if t.kind == ci.TypeKind.POINTER:
+        t = t.get_pointee().get_canonical()
+    while t.kind in _ARRAY_KINDS:
+        t = t.element_type.get_canonical()
+    kind = t.kind
+    # Only laid-out types: asking the size of others (a bound member function) aborts libclang.
+    if kind not in (ci.TypeKind.RECORD, ci.TypeKind.ENUM, ci.TypeKind.POINTER) and \
+            not ci.TypeKind.BOOL.value <= kind.value <= ci.TypeKind.LONGDOUBLE.value and \
+            kind != ci.TypeKind.HALF:
+        return None
+    size = t.get_size()
+    return size if size > 0 else None
 
 
 def strip_wrappers(node: "Node", kinds: tuple[str, ...] = VALUE_WRAPPERS) -> "Node":
@@ -415,7 +471,10 @@ class Lowerer:
         self._next_id += 1
         if kind not in _STATEMENTS and kind not in _LITERALS:
             node.spelling = cursor.spelling
-            node.type = cursor.type.spelling
+            ctype = cursor.type
+            node.type = ctype.spelling
+            if kind in _SIZED:
+                node.element_bytes = _element_bytes(ctype, node.type, kind)
         elif kind in _LITERALS:
             node.type = cursor.type.spelling
         (node.line, node.col, node.start,

@@ -909,7 +909,8 @@ class ProgramBuilder:
         """A copy of ``like`` over other children (an expression rewritten in another function)."""
         node = Node(self.lowerer._next_id, like.kind)
         self.lowerer._next_id += 1
-        for attr in ("spelling", "type", "line", "col", "end_line", "end_col", "start", "end", "decl", "op", "value"):
+        for attr in ("spelling", "type", "line", "col", "end_line", "end_col", "start", "end", "decl", "op", "value",
+                     "element_bytes"):
             setattr(node, attr, getattr(like, attr))
         node.children = children
         return node
