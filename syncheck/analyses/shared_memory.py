@@ -805,9 +805,14 @@ class KernelAccesses:
             inner = _strip(base.children[0])
             if inner.kind == "ARRAY_SUBSCRIPT_EXPR" and len(inner.children) == 2:
                 target = self._pointer_target(inner.children[0], scope)
-                if target is not None:
-                    return target[0], target[1] + [Offset(inner.children[1], scope, 1, element_unit(inner))]
-                return None
+                if target is None:
+                    return None
+                # `&tile[i][j]` of a `T tile[N][M][2]`: j steps over a whole `T[2]`
+                row = _extents(inner.type) if "[" in inner.type else []
+                if not all(e is not None for e in row):
+                    return None
+                return target[0], target[1] + [Offset(inner.children[1], scope, _product(row),
+                                                      element_unit(inner))]
             if "[" not in inner.type:
                 # &state of a shared struct or scalar (`state_s* s = &state_g;`): s->field is
                 # that struct's field
