@@ -67,6 +67,18 @@ class Scope:
     # pointer -> (the elements up to the next carve, the scope it reads in)
     carve_extents: dict[str, tuple[Node, "Scope"]] = field(default_factory=dict)
 
+    def bound(self, node: Node):
+        """(expression, scope) a parameter or an own field (`mask`, `this->mask` inside a
+        method, set by the object's constructor) names in this calling context; None for
+        anything the call did not bind."""
+        if node.decl is None or node.decl.key not in self.bindings:
+            return None
+        if node.kind == "DECL_REF_EXPR" and node.decl.storage == "param":
+            return self.bindings[node.decl.key]
+        if node.kind == "MEMBER_REF_EXPR" and (not node.children or _strip(node.children[0]).kind == "CXX_THIS_EXPR"):
+            return self.bindings[node.decl.key]
+        return None
+
     def __hash__(self) -> int:
         return id(self)
 
@@ -772,7 +784,7 @@ class KernelAccesses:
             return None
         obj = _strip(node.children[0]) if node.children else None
         if obj is None or obj.kind == "CXX_THIS_EXPR":
-            return scope.bindings.get(node.decl.key)
+            return scope.bound(node)
         if obj.kind != "DECL_REF_EXPR" or obj.decl is None or obj.decl.storage != "local":
             return None
         return self._constructed_fields(obj, scope).get(node.decl.key)

@@ -250,7 +250,7 @@ class Encoder:
         """A field of the object a method runs on: what its constructor stored there, in
         this call; else, when it is the same for the whole block, an unknown both threads
         share."""
-        bound = self._bound(node, scope)
+        bound = scope.bound(node)
         if bound is not None:
             return self.expr(bound[0], bound[1], depth + 1)
         if node.decl is None or node.children and _strip(node.children[0]).kind != "CXX_THIS_EXPR":
@@ -271,7 +271,7 @@ class Encoder:
             return None
         if n.decl.storage == "builtin":
             return n.decl.name
-        bound = self._bound(n, scope)
+        bound = scope.bound(n)
         return self._builtin_vector(bound[0], bound[1], depth + 1) if bound is not None else None
 
     def _ref(self, node: Node, scope: Scope, depth: int):
@@ -691,7 +691,7 @@ class Encoder:
             return key, extra if offset is None else offset + extra
         if n.kind not in ("DECL_REF_EXPR", "MEMBER_REF_EXPR") or n.decl is None:
             raise NotEncodable()
-        bound = self._bound(n, scope)
+        bound = scope.bound(n)
         if bound is not None:
             return self._memory_base(bound[0], bound[1], depth + 1)
         d = n.decl
@@ -708,8 +708,7 @@ class Encoder:
     def _decided_by_input(self, node: Node, scope: Scope, depth: int = 0) -> bool:
         """Does the value depend on the thread only through values read from memory, and
         on at least one of them? (Its other operands are constants or the same in the block.)"""
-        found = self._input_operands(node, scope, depth)
-        return found is not None and found
+        return self._input_operands(node, scope, depth) is True
 
     def _input_operands(self, node: Node, scope: Scope, depth: int) -> bool | None:
         """None: a thread-dependent operand other than a load; else whether a load is in it."""
@@ -727,7 +726,7 @@ class Encoder:
                            or n.kind == "CONDITIONAL_OPERATOR"):
             parts = [self._input_operands(c, scope, depth + 1) for c in n.children]
             return None if any(p is None for p in parts) else any(parts)
-        bound = self._bound(n, scope)
+        bound = scope.bound(n)
         if bound is not None:
             return self._input_operands(bound[0], bound[1], depth + 1)
         if n.kind in ("DECL_REF_EXPR", "MEMBER_REF_EXPR") and n.decl is not None:
@@ -738,18 +737,6 @@ class Encoder:
             value = scope.analysis.values.get(n.id)
             if value is not None and value.level <= Level.BLOCK and n.decl.key not in self.varying:
                 return False
-        return None
-
-    @staticmethod
-    def _bound(n: Node, scope: Scope):
-        """(expression, scope) a parameter or an own field (`mask`, `this->mask`) is bound to
-        by the call being encoded; None otherwise."""
-        if n.decl is None or n.decl.key not in scope.bindings:
-            return None
-        if n.kind == "DECL_REF_EXPR" and n.decl.storage == "param":
-            return scope.bindings[n.decl.key]
-        if n.kind == "MEMBER_REF_EXPR" and (not n.children or n.children[0].kind == "CXX_THIS_EXPR"):
-            return scope.bindings[n.decl.key]
         return None
 
     def _data_decision(self, node: Node, scope: Scope):
@@ -773,7 +760,7 @@ class Encoder:
         if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "local" \
                 and n.decl.key in scope.single_defs and depth < 4:
             return self._loaded(scope.single_defs[n.decl.key], scope, depth + 1)
-        bound = self._bound(n, scope) if n.kind in ("DECL_REF_EXPR", "MEMBER_REF_EXPR") else None
+        bound = scope.bound(n) if n.kind in ("DECL_REF_EXPR", "MEMBER_REF_EXPR") else None
         if bound is not None and depth < 4:
             return self._loaded(bound[0], bound[1], depth + 1)
         return False
