@@ -23,6 +23,11 @@ INCOMING = "incoming value"
 
 _ASSIGN_OPS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
 _STEP_OPS = {"++", "--", "post++", "post--"}
+# Compound assignments whose definition has a value: what the expression itself evaluates to,
+# x's value read just before (its use) combined with e. Masks are built so (`m |= m << d`);
+# arithmetic ones (`tmp -= it * n` chains of block-wide divisions) are left unknown: encoded
+# exactly they cost the solver more than a race check's budget.
+_BIT_COMPOUNDS = {"&=", "|=", "^=", "<<=", ">>="}
 
 
 @dataclass
@@ -47,7 +52,7 @@ def reaching_definitions(params: list, cfg: CFG, live: set[int],
     if not names:
         return result
     param_keys = {p.key for p in params}
-    # A definition: (variable, id) with its value (None: not known, e.g. `x += 1`).
+    # A definition: (variable, id) with its value (None: not known, e.g. `x++`, `x += 1`).
     values: dict[tuple[str, int], Node | str | None] = {}
     def_nodes: dict[tuple[str, int], Node | None] = {}
     entry_state = {k: frozenset({(k, -1)}) for k in names if k in param_keys}
@@ -116,7 +121,8 @@ def _events(node: Node, names: set[str]):
             if node.op != "=":
                 yield "use", lhs.decl.key, lhs, None
             yield from _events(node.children[1], names)
-            yield "def", lhs.decl.key, node, node.children[1] if node.op == "=" else None
+            yield "def", lhs.decl.key, node, node.children[1] if node.op == "=" else \
+                node if node.op in _BIT_COMPOUNDS else None
             return
     if kind == "UNARY_OPERATOR" and node.op in _STEP_OPS and node.children:
         operand = _target(node.children[0])

@@ -152,6 +152,8 @@ class Encoder:
         self._data_decisions: dict[tuple[int, int], object] = {}
         # While a test of values read from memory is encoded: loads are values of memory.
         self._loads_as_values = False
+        # Shuffles encoded so far (each reads a lane of its own symbols).
+        self._shuffles = 0
 
     def sym(self, name: str, per_thread: bool):
         if per_thread:
@@ -219,7 +221,7 @@ class Encoder:
             return self._memory_value(node, scope, depth)
         if node is _LANE_ID:
             return z3.URem(self.linear(), 32)
-        if k in ("BINARY_OPERATOR",) and len(node.children) == 2:
+        if k in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and len(node.children) == 2:
             return self._binary(node, scope, depth)
         if k == "UNARY_OPERATOR" and node.children:
             if node.op == "-":
@@ -482,43 +484,56 @@ class Encoder:
         op = node.op
         if op == ",":
             return self.expr(node.children[1], scope, depth + 1)  # `a, b` has b's value
+        if op in _COMPOUND_ASSIGNMENTS:
+            # `m |= m << d`: the variable's new value (what the expression and the
+            # definition it makes both hold), from the value its left side reads
+            left, right = node.children
+            target, other = _int(left), _int(right)
+            if target is None or other is None:
+                raise NotEncodable()
+            # computed in the operands' common type (a shift in the left one's), stored back
+            t = C.common_type(target, target if op in ("<<=", ">>=") else other)
+            term = self._operation(op[:-1], left, right, t, scope, depth)
+            return C.z3_convert(z3, term, t, C.z3_bits(target))
         if op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||"):
             return z3.If(self.cond(node, scope, depth), constant_term(z3, 1), constant_term(z3, 0))
         left, right = node.children
+        return self._operation(op, left, right, _operation_type(node), scope, depth)
+
+    def _operation(self, op: str, left: Node, right: Node, t: "C.IntType | None", scope: Scope, depth: int):
+        """``left op right`` computed in the operation's type ``t``."""
+        z3 = self.z3
         a = self.expr(left, scope, depth + 1)
         b = self.expr(right, scope, depth + 1)
         if op not in ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"):
             raise NotEncodable()
         # the operands convert to the operation's type (a shift's amount to the left's width)
-        t = _operation_type(node)
         bits = C.z3_bits(t) if t is not None else max(a.size(), b.size())
         a, b = C.z3_convert(z3, a, _int(left), bits), C.z3_convert(z3, b, _int(right), bits)
         if op in ("&", "|", "^", "<<", ">>"):
             # Bit tricks on run-time values (masks from parameters) would let the solver pick
             # values the program never has: only right operands the encoding pins down are
             # modeled (constants; a halving or doubling loop counter, `tid ^ j` in a bitonic
-            # step, is a constant shifted by the iteration count).
-            if not self.exact(b) and not (self.thread_shifts and op in ("<<", ">>")):
+            # step, is a constant shifted by the iteration count; a lane mask `(1 << lane) - 1`
+            # is fixed by the thread).
+            if not self.exact(b, own_thread=True) and not (self.thread_shifts and op in ("<<", ">>")):
                 raise NotEncodable()
         # the operand type's signedness picks division, remainder and `>>` (`0xffffffff >> n`
         # shifts zeros in: a mask, not -1)
-        return C.z3_binary(z3, op, a, b, _operation_type(node))
+        return C.z3_binary(z3, op, a, b, t)
 
-    def exact(self, term) -> bool:
+    def names_thread(self, term) -> bool:
+        """Does the term depend on this thread's indices?"""
+        own = f"t{self.t}."
+        return any(str(v).startswith(own) for v in _variables(self.z3, term))
+
+    def exact(self, term, own_thread: bool = False) -> bool:
         """Is the term a function of constants, the block shape and loop iteration counts
-        alone (no parameter or unknown the solver could choose freely)?"""
-        z3 = self.z3
-        seen, work = set(), [z3.simplify(term)]
-        while work:
-            t = work.pop()
-            if t.get_id() in seen:
-                continue
-            seen.add(t.get_id())
-            if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED \
-                    and not t.decl().name().startswith(_EXACT_SYMBOLS):
-                return False
-            work.extend(t.children())
-        return True
+        alone (no parameter or unknown the solver could choose freely)? With ``own_thread``,
+        this thread's indices count too (the block shape bounds them)."""
+        accepted = _EXACT_SYMBOLS + ((f"t{self.t}.",) if own_thread else ())
+        return all(v.decl().name().startswith(accepted)
+                   for v in _variables(self.z3, self.z3.simplify(term)))
 
     def _call(self, node: Node, scope: Scope, depth: int):
         z3 = self.z3
@@ -536,6 +551,16 @@ class Encoder:
         args = call_args(node)
         if prim is not None and prim.name == "__ballot_sync" and len(args) == 2:
             return self._ballot(node, args, scope, depth)
+        shuffle = _shuffle_operands(node, prim, args)
+        if shuffle is not None:
+            return self._shuffled(node, *shuffle, scope, depth)
+        if name in ("__popc", "__popcll") and len(args) == 1:
+            word = self.expr(args[0], scope, depth + 1)
+            bit = lambda i: z3.ZeroExt(BITS - 1, z3.Extract(i, i, word))
+            return z3.Sum(*[bit(i) for i in range(word.size())])
+        if prim is not None and name in _LANE_MASKS and not args:
+            lane = z3.URem(self.linear(), 32)
+            return _LANE_MASKS[name](z3, lane)
         if name in ("min", "max", "umin", "umax") and len(args) == 2:
             a, b = (self.expr(x, scope, depth + 1) for x in args)
             bits = max(a.size(), b.size())
@@ -570,7 +595,14 @@ class Encoder:
         encoding reads p) and is clear when m leaves the lane out; the other lanes' bits are
         theirs to decide."""
         z3 = self.z3
-        word = self.sym(f"{WHOLE_WORD}{call.id} {id(scope)}", per_thread=True)
+        name = f"{WHOLE_WORD}{call.id} {id(scope)}"
+        if not self.varying and self.next_iteration is None:
+            # Both threads at the same call in the same iteration: the lanes of one warp get
+            # one word (the warp's vote), so ranks counted in it differ between lanes.
+            sort = z3.BitVecSort(BITS)
+            word = z3.Function(name, sort, sort)(self.linear() / 32)
+        else:
+            word = self.sym(name, per_thread=True)
         lane = z3.URem(self.linear(), 32)
         own_bit = z3.LShR(word, lane) & 1 == 1
         try:
@@ -583,6 +615,46 @@ class Encoder:
         except NotEncodable:
             pass
         return word
+
+    def _shuffled(self, call: Node, kind: str, value: Node, source: Node, width: Node | None,
+                  scope: Scope, depth: int):
+        """A shuffle's result: ``value`` as the lane it reads from has it. That lane is a
+        thread of the same warp, in the same iteration (a shuffle is a collective of the
+        warp), whose indices are fresh symbols tied to this thread's by the lane formula."""
+        z3 = self.z3
+        w = 32
+        if width is not None:
+            w_term = z3.simplify(self.expr(width, scope, depth + 1))
+            if not z3.is_bv_value(w_term) or w_term.as_long() not in (1, 2, 4, 8, 16, 32):
+                raise NotEncodable()
+            w = w_term.as_long()
+        lane = z3.URem(self.linear(), 32)
+        arg = C.z3_convert(z3, self.expr(source, scope, depth + 1), _int(source), BITS)
+        segment = lane & ~(w - 1)
+        within = lane & (w - 1)
+        if kind == "idx":
+            src = segment + (arg & (w - 1))
+        elif kind == "up":
+            src = z3.If(z3.UGE(within, arg), lane - arg, lane)
+        elif kind == "down":
+            src = z3.If(z3.ULT(within + arg, w), lane + arg, lane)
+        else:  # xor
+            src = z3.If((lane ^ arg) & ~(w - 1) == segment, lane ^ arg, lane)
+        self._shuffles += 1
+        other = [bitvector(z3, f"t{self.t}.lane{self._shuffles}.{a}") for a in "xyz"]
+        mine = self.tid
+        self.facts += [z3.ULT(t, d) for t, d in zip(other, self.dims)]
+        self.tid = other
+        self.facts.append(self.linear() == z3.Concat(z3.Extract(BITS - 1, 5, self._linear_of(mine)),
+                                                    z3.Extract(4, 0, src)))
+        try:
+            return self.expr(value, scope, depth + 1)
+        finally:
+            self.tid = mine
+
+    def _linear_of(self, tid):
+        bx, by, _ = self.dims
+        return tid[0] + bx * (tid[1] + by * tid[2])
 
     def _single_return(self, call: Node):
         """(callee, the expression it returns) for a getter: `return e;`, or a local set
@@ -766,6 +838,20 @@ class Encoder:
         return False
 
 
+def _variables(z3, term) -> list:
+    """The uninterpreted constants a term is made of."""
+    seen, work, found = set(), [term], []
+    while work:
+        t = work.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            found.append(t)
+        work.extend(t.children())
+    return found
+
+
 def _before_its_loop(node: Node, induction, scope: Scope) -> bool:
     """Is the reference read before the induction's loop, with no loop around both (which
     would bring it back after the loop has stepped it)?"""
@@ -781,6 +867,51 @@ def _before_its_loop(node: Node, induction, scope: Scope) -> bool:
 # The lane id as an expression the encoder reads: what `%laneid` holds.
 _LANE_ID = Node(-3, "BINARY_OPERATOR")
 _LANE_ID.op = "%"
+
+
+_COMPOUND_ASSIGNMENTS = {"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
+
+
+# The lane masks CUDA offers for a thread's lane.
+_LANE_MASKS = {
+    "__lanemask_lt": lambda z3, lane: (constant_term(z3, 1) << lane) - 1,
+    "__lanemask_le": lambda z3, lane: ((constant_term(z3, 1) << lane) << 1) - 1,
+    "__lanemask_eq": lambda z3, lane: constant_term(z3, 1) << lane,
+    "__lanemask_gt": lambda z3, lane: ~(((constant_term(z3, 1) << lane) << 1) - 1),
+    "__lanemask_ge": lambda z3, lane: ~((constant_term(z3, 1) << lane) - 1),
+}
+
+
+# How each shuffle picks the lane it reads: (kind, index of the value, of the lane or
+# delta, of the width or None), by the name the call is written with.
+_SHUFFLES = {"__shfl_sync": ("idx", 1, 2, 3), "__shfl_up_sync": ("up", 1, 2, 3),
+             "__shfl_down_sync": ("down", 1, 2, 3), "__shfl_xor_sync": ("xor", 1, 2, 3),
+             "__shfl": ("idx", 0, 1, 2), "__shfl_up": ("up", 0, 1, 2),
+             "__shfl_down": ("down", 0, 1, 2), "__shfl_xor": ("xor", 0, 1, 2)}
+_TILE_SHUFFLES = {"shfl": "idx", "shfl_up": "up", "shfl_down": "down", "shfl_xor": "xor"}
+
+
+def _shuffle_operands(call: Node, prim, args: list[Node]):
+    """(kind, value, lane or delta, width or None) for a shuffle of the whole warp or of a
+    tile of it; None for any other call."""
+    from syncheck.analyses import primitives as P
+    if prim is None:
+        return None
+    if prim.category in (P.WARP_COLLECTIVE, P.LEGACY_WARP) and prim.name in _SHUFFLES:
+        kind, v, s, w = _SHUFFLES[prim.name]
+        if len(args) <= s:
+            return None
+        width = args[w] if len(args) > w else None
+        if width is not None and width.kind == "UNEXPOSED_EXPR" and not width.children:
+            width = None  # the default argument: the whole warp
+        return kind, args[v], args[s], width
+    method = prim.name.rsplit(".", 1)[-1].split("(")[0]
+    if prim.category == P.TILE_COLLECTIVE and prim.group is not None and method in _TILE_SHUFFLES \
+            and prim.tile_size in (1, 2, 4, 8, 16, 32) and len(args) == 2:
+        width = Node(-4, "INTEGER_LITERAL")
+        width.value = prim.tile_size
+        return _TILE_SHUFFLES[method], args[0], args[1], width
+    return None
 
 
 def _returned_local_value(statements: list[Node], returned: Node) -> Node | None:
