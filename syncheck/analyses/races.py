@@ -456,6 +456,8 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
             if extent is not None:
                 solver.add(value >= 0, value < extent)
     for enc, acc in ((e1, a), (e2, b)):
+        solver.add(*_layout_facts(enc, acc))
+    for enc, acc in ((e1, a), (e2, b)):
         if acc.carve_extent is not None and not _guards_name(acc, acc.carve_extent[0]):
             try:
                 first = _index_term(enc, acc, acc.indices[0][0], acc.indices[0][1], 0)
@@ -556,11 +558,84 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
 _TILE_THREADS = {Level.TILE16: 16, Level.TILE8: 8, Level.TILE4: 4, Level.TILE2: 2}
 
 
+def _layout_facts(enc: Encoder, acc: Access) -> list:
+    """What the layout an access is written against says about the sizes in it:
+    - a part carved from a buffer at the top of a function (`s_b = &s_a[n]`, `s_a + n`)
+      starts at or after the part it is carved from: n is not negative;
+    - a thread's row (`s[t * w + 1]`, a run-time width w and a constant column) is wider than
+      the columns the thread addresses in it: w > 1. Otherwise rows would overlap, and each
+      thread would address another's row, which is not what such an index means."""
+    z3 = enc.z3
+    facts = []
+    for k, o in enumerate(acc.offsets):
+        if o.uniform_in is None or o.scale <= 0:
+            continue
+        try:
+            term = _index_term(enc, acc, o.node, o.scope, len(acc.indices) + k, o)
+        except NotEncodable:
+            continue
+        if not _nonlinear(z3, term):  # a product of two unknowns costs the solver too much
+            facts.append(term >= 0)
+    for node, scope in acc.indices[-1:]:
+        row = _row_and_column(node)
+        if row is None:
+            continue
+        factors, column = row
+        try:
+            terms = [enc.expr(f, scope) for f in factors]
+        except NotEncodable:
+            continue
+        thread = [enc.names_thread(t) for t in terms]
+        if thread.count(True) != 1 or any(z3.is_bv_value(z3.simplify(t)) for t in terms):
+            continue
+        width = terms[thread.index(False)]
+        facts.append(width > column)
+    return facts
+
+
+def _nonlinear(z3, term) -> bool:
+    """Does the term multiply two values neither of which is a constant?"""
+    seen, work = set(), [z3.simplify(term)]
+    while work:
+        t = work.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_app_of(t, z3.Z3_OP_BMUL) and sum(not z3.is_bv_value(c) for c in t.children()) > 1:
+            return True
+        work.extend(t.children())
+    return False
+
+
+def _row_and_column(node: Node) -> tuple[tuple[Node, Node], int] | None:
+    """((factor, factor), column) for an index `a * b + column` with a constant column."""
+    n = _strip(node)
+    while n.kind == "PAREN_EXPR" and n.children:
+        n = _strip(n.children[-1])
+    if n.kind != "BINARY_OPERATOR" or n.op != "+" or len(n.children) != 2:
+        return None
+    product, column = (_strip(c) for c in n.children)
+    if product.kind == "INTEGER_LITERAL":
+        product, column = column, product
+    while product.kind == "PAREN_EXPR" and product.children:
+        product = _strip(product.children[-1])
+    if column.kind != "INTEGER_LITERAL" or not isinstance(column.value, int) or column.value < 0 \
+            or product.kind != "BINARY_OPERATOR" or product.op != "*" or len(product.children) != 2:
+        return None
+    return (product.children[0], product.children[1]), column.value
+
+
 def _guards_name(acc: Access, expression: Node) -> bool:
-    """Does one of the access's guards name a variable the expression names?"""
-    names = {n.decl.key for n in expression.walk() if n.kind == "DECL_REF_EXPR" and n.decl is not None}
-    return any(n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.key in names
-               for g in acc.guards for n in g.cond.walk())
+    """Does one of the access's guards relate its index to the expression (name a variable
+    of each: `if (t <= n) s_a[t]`)? A loop's test on the size alone (`k < n` around
+    `s_a[t - 1]`) bounds the counter, not the index."""
+    names = _names(expression)
+    index = _names(acc.indices[0][0]) if acc.indices else set()
+    return any(_names(g.cond) & names and _names(g.cond) & index for g in acc.guards)
+
+
+def _names(node: Node) -> set[str]:
+    return {n.decl.key for n in node.walk() if n.kind == "DECL_REF_EXPR" and n.decl is not None}
 
 
 def _same_value_group(a: Access, b: Access) -> int | None:
