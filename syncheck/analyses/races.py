@@ -16,7 +16,7 @@ from syncheck.analyses.barrier_intervals import BarrierIntervals, Point
 from syncheck.analyses.levels import Level
 from syncheck.analyses.shared_memory import Access, KernelAccesses, Offset
 from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, WHOLE_WORD, Encoder,
-                                        NextIteration, NotEncodable, bitvector, count_decision,
+                                        MergedDefinitions, NextIteration, NotEncodable, bitvector, count_decision,
                                         parameter_facts, parameter_relations, relation_term, smallest_example, z3_module)
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers, structural_key
@@ -398,15 +398,27 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
             return UNDECIDED
         guards = []
         warp_decisions = False
+        unread = set()  # the accesses under a thread's decision the encoder cannot read
         for enc, acc in ((e1, a), (e2, b)):
             for g in acc.guards:
                 try:
                     c = enc.cond(g.cond, g.scope)
-                except NotEncodable:
+                except NotEncodable as unknown:
                     if g.level <= Level.BLOCK:
                         continue  # a uniform decision does not tell threads apart
                     if g.level > Level.WARP:
-                        return None
+                        # A decision on a local that branches on the thread's indices set
+                        # (`if (edges == 0)`): for one of the two accesses, some thread takes
+                        # it, as code no thread runs is rare. Under such decisions on both
+                        # sides the two threads could in truth be one (a single leader's two
+                        # steps): not judged; nor are other decisions the encoder cannot read.
+                        if not isinstance(unknown, MergedDefinitions):
+                            return None
+                        unread.add(enc.t)
+                        if len(unread) > 1:
+                            return None
+                        guards.append((z3.Bool(f"thread decision {g.cond.id}#{enc.t}"), g.level))
+                        continue
                     # A decision the whole warp takes alike that the encoder cannot read (a
                     # count loaded from shared memory): an unknown value of the warp, so two
                     # lanes of one warp see the same. Only pairs within a warp are judged then.

@@ -20,7 +20,8 @@ from syncheck.analyses.preconditions import kernel_preconditions, known_paramete
 from syncheck.analyses.reaching_definitions import reaching_definitions
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
 from syncheck.analyses.levels import Level
-from syncheck.ir.calls import call_args, callee_name, member_object, parameter_types, template_bindings
+from syncheck.ir.calls import (bound_arguments, call_args, callee_name, member_object, parameter_types,
+                               template_bindings)
 from syncheck.ir.cfg import CFG, Block
 from syncheck.ir.nodes import (BUILTIN_ELEMENT_BYTES, POINTER_WRAPPERS, Node, element_spelling,
                                strip_wrappers)
@@ -299,8 +300,10 @@ def _inductions(fn: Function, single_init: dict[str, Node]):
         op = None
         step = None
         target = None
-        if n.kind == "COMPOUND_ASSIGNMENT_OPERATOR" and n.op in ("+=", "-=", ">>=", "<<=", "*=", "/=") \
+        if n.kind == "COMPOUND_ASSIGNMENT_OPERATOR" and n.op not in ("+=", "-=", ">>=", "<<=", "*=", "/=") \
                 and len(n.children) == 2:
+            target, op = _strip(n.children[0]), n.op[:-1]  # `m &= 6`: an update, but no step
+        elif n.kind == "COMPOUND_ASSIGNMENT_OPERATOR" and len(n.children) == 2:
             target, op = _strip(n.children[0]), n.op[:-1]
             step = _literal_constant(n.children[1])
             if step is None and op in ("+", "-") and _invariant(n.children[1], single_init):
@@ -741,7 +744,7 @@ class KernelAccesses:
         """What the callee's names stand for: its parameters bound to the arguments, and for a
         method, the object's fields bound to what its constructor stored in them (a cub-style
         `BlockSum(temp).sum(x)` keeps a reference to the shared TempStorage)."""
-        bindings = {p.key: (a, scope) for p, a in zip(callee.params, args)}
+        bindings = {p.key: (a, scope) for p, a in bound_arguments(callee.params, args)}
         bindings.update(template_bindings(call, callee, scope))
         callee_node = call.children[0] if call.children else None
         if callee_node is None or _strip(callee_node).kind != "MEMBER_REF_EXPR":

@@ -18,7 +18,7 @@ from syncheck.analyses.levels import Level
 from syncheck.analyses.reaching_definitions import INCOMING
 from syncheck.analyses.shared_memory import Scope
 from syncheck.analyses.uniformity import UniformityService
-from syncheck.ir.calls import template_bindings
+from syncheck.ir.calls import bound_arguments, is_default_argument, template_bindings
 from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers
 from syncheck.ir.program import Function, Program
 
@@ -119,6 +119,11 @@ _EXACT_SYMBOLS = ("iter:", "trip:", "blockDim.")
 
 class NotEncodable(Exception):
     """An expression the encoder cannot represent."""
+
+
+class MergedDefinitions(NotEncodable):
+    """A thread's local that several definitions reach (set in branches on the thread's
+    indices): its value there is the thread's own, unknown here."""
 
 
 class Encoder:
@@ -365,6 +370,8 @@ class Encoder:
                 return constant_term(z3, value.const, C.z3_bits(_int(node)))
             if value is not None and value.level <= Level.BLOCK:
                 return self.sym(d.key, per_thread=d.key in self.varying)
+            if d.storage == "local" and d.key in scope.multi_defs and reached is None:
+                raise MergedDefinitions()
         raise NotEncodable()
 
     def _counter(self, induction, scope: Scope, key: str):
@@ -571,7 +578,7 @@ class Encoder:
             # A getter (`return threadIdx.y;`, `return blockDim.y;`): its expression, with
             # the callee's parameters bound to this call's arguments.
             callee, expr = returned
-            bindings = {p.key: (a, scope) for p, a in zip(callee.params, args)}
+            bindings = {p.key: (a, scope) for p, a in bound_arguments(callee.params, args)}
             bindings.update(template_bindings(node, callee, scope))
             inner = Scope(scope.analysis, bindings)
             try:
@@ -902,7 +909,7 @@ def _shuffle_operands(call: Node, prim, args: list[Node]):
         if len(args) <= s:
             return None
         width = args[w] if len(args) > w else None
-        if width is not None and width.kind == "UNEXPOSED_EXPR" and not width.children:
+        if width is not None and is_default_argument(width):
             width = None  # the default argument: the whole warp
         return kind, args[v], args[s], width
     method = prim.name.rsplit(".", 1)[-1].split("(")[0]

@@ -95,6 +95,14 @@ def is_default_argument(node: Node) -> bool:
     return node.kind == "UNEXPOSED_EXPR" and not node.children
 
 
+def bound_arguments(params: list, args: list[Node]) -> list[tuple[object, Node]]:
+    """(parameter, the expression it receives) for a call's arguments: an argument the call
+    leaves out is the parameter's default (which cannot name the callee's other parameters,
+    so it reads the same in the caller)."""
+    return [(p, p.default if p.default is not None and is_default_argument(a) else a)
+            for p, a in zip(params, args)]
+
+
 def parameter_types(function_type: str) -> list[str]:
     """Parameter types from a function type spelling such as 'void (int &, float)'."""
     start = function_type.find("(")
