@@ -82,8 +82,9 @@ def int_type(spelling: str) -> IntType | None:
     if "*" in name or "&" in name or any(f in name for f in _FLOATING) or \
             name[-1:].isdigit() and name.rstrip("0123456789") in _VECTOR_BASES:
         return None
-    if "unsigned" in name or "size_t" in name or name.startswith("uint"):
-        return IntType(64, False) if "long" in name or "size_t" in name or "64" in name else UNSIGNED_INT
+    # whole words: cuDF's `size_type` is a 32-bit int, not a size_t
+    if "unsigned" in words or "size_t" in words or name.startswith("uint"):
+        return IntType(64, False) if "long" in words or "size_t" in words or "64" in name else UNSIGNED_INT
     return UNKNOWN_INTEGER
 
 

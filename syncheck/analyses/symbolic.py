@@ -747,10 +747,11 @@ class Encoder:
         while n.kind == "ARRAY_SUBSCRIPT_EXPR" and len(n.children) == 2:
             indices.append(n.children[1])
             n = _strip(n.children[0])
-        terms = [self.expr(i, scope, depth + 1) for i in reversed(indices)]
+        # positions as 32-bit values, the width the memory function takes
+        terms = [C.z3_convert(z3, self.expr(i, scope, depth + 1), _int(i), BITS) for i in reversed(indices)]
         key, offset = self._memory_base(n, scope, depth)
         if offset is not None:
-            terms[0] = terms[0] + offset
+            terms[0] = terms[0] + C.z3_convert(z3, offset, None, BITS)
         sort = z3.BitVecSort(BITS)
         value = z3.Function(f"memory:{key}:{len(terms)}", *([sort] * len(terms)), sort)(*terms)
         self.facts += [value > -SYMBOL_RANGE, value < SYMBOL_RANGE]
