@@ -813,8 +813,14 @@ class _FunctionAnalyzer:
                 return UNIFORM, decl.key, "local"
             return UNIFORM, None, decl.storage
         if kind == "ARRAY_SUBSCRIPT_EXPR" and len(node.children) == 2:
-            base_addr, var, mem = self._address(node.children[0])
             idx = self.eval(node.children[1])
+            base = node.children[0]
+            while base.kind in _CASTS and base.children:
+                base = base.children[-1]
+            if base.kind == "MEMBER_REF_EXPR" and "*" in base.type and "[" not in base.type:
+                # `page.out[i]`: the element a pointer field points at, not the struct
+                return self.eval(base).join(idx), None, "pointer"
+            base_addr, var, mem = self._address(node.children[0])
             return base_addr.join(idx), var, mem
         own = _own_field_key(node) if kind == "MEMBER_REF_EXPR" else None
         if own is not None:
