@@ -747,12 +747,16 @@ class KernelAccesses:
         bindings = {p.key: (a, scope) for p, a in bound_arguments(callee.params, args)}
         bindings.update(template_bindings(call, callee, scope))
         callee_node = call.children[0] if call.children else None
-        if callee_node is None or _strip(callee_node).kind != "MEMBER_REF_EXPR":
-            # A call on the same object (implicit this): the fields keep their bindings.
-            bindings.update({k: v for k, v in scope.bindings.items() if k in self._field_keys})
-            return bindings
-        member = _strip(callee_node)
-        obj = _strip(member.children[0]) if member.children else None
+        member = _strip(callee_node) if callee_node is not None else None
+        if member is not None and member.kind == "MEMBER_REF_EXPR":
+            obj = _strip(member.children[0]) if member.children else None
+        else:
+            obj = member_object(call)  # `each(f)`: an operator method of the object `each`
+            if obj is None:
+                # A call on the same object (implicit this): the fields keep their bindings.
+                bindings.update({k: v for k, v in scope.bindings.items() if k in self._field_keys})
+                return bindings
+            obj = _strip(obj)
         if obj is not None and obj.kind == "CXX_THIS_EXPR":
             bindings.update({k: v for k, v in scope.bindings.items() if k in self._field_keys})
             return bindings

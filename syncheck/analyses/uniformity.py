@@ -23,7 +23,8 @@ from syncheck.analyses.control_dependence import control_dependences
 from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level, join_all
 from syncheck.analyses.launch_shapes import LaunchShapes, ProjectLaunchShapes
 from syncheck.analyses.warp_idioms import Butterfly, butterfly
-from syncheck.ir.calls import call_args, group_kind, is_default_argument, parameter_types, template_bindings
+from syncheck.ir.calls import (call_args, group_kind, is_default_argument, member_object, parameter_types,
+                               template_bindings)
 from syncheck.ir.cfg import CFG, build_cfg
 from syncheck.ir.nodes import Node
 from syncheck.ir.program import Function, Program
@@ -1124,9 +1125,9 @@ class _FunctionAnalyzer:
             template_values = self._written_template_values(node, callee)
         obj = None
         fields = None
-        if node.children and node.children[0].kind == "MEMBER_REF_EXPR":
-            obj_node = node.children[0]
-            obj = join_all(self.eval(c) for c in obj_node.children)
+        obj_node = member_object(node)
+        if obj_node is not None:
+            obj = self.eval(obj_node)
             if callee is not None and callee.body is not None and not callee.is_lambda:
                 fields = self._constructed_fields(obj_node)
         if prim is not None and prim.tile_size is None and prim.scope == "tile":
@@ -1180,12 +1181,11 @@ class _FunctionAnalyzer:
                 out.append((key, value))
         return tuple(out)
 
-    def _constructed_fields(self, member: Node) -> dict[str, Value] | None:
+    def _constructed_fields(self, obj: Node) -> dict[str, Value] | None:
         """The fields of an object built right there by a constructor call (a temporary:
         `WarpReduce(storage).Sum(x)`), from the constructor's member initializers, when one
         of them depends on the thread (a lane mask from the lane id): the method then starts
         from those values instead of assuming its fields uniform."""
-        obj = member.children[0] if member.children else None
         while obj is not None and (obj.kind in _CASTS or obj.kind in (
                 "MATERIALIZE_TEMPORARY_EXPR", "CXX_BIND_TEMPORARY_EXPR")) and obj.children:
             obj = obj.children[-1]

@@ -57,10 +57,15 @@ def callee_name(call: Node) -> str:
 
 
 def member_object(call: Node) -> Node | None:
-    """``g`` in ``g.sync()``, or None for a free function call."""
-    if call.children and call.children[0].kind == "MEMBER_REF_EXPR":
-        ref = call.children[0]
-        return ref.children[0] if ref.children else None
+    """``g`` in ``g.sync()``, and ``each`` in ``each(f)`` (an operator method called on an
+    object); None for a free function call."""
+    ch = call.children
+    if ch and ch[0].kind == "MEMBER_REF_EXPR":
+        return ch[0].children[0] if ch[0].children else None
+    decl = call.decl
+    if decl is not None and decl.kind == "CXX_METHOD" and decl.name.startswith("operator") \
+            and len(ch) >= 2 and ch[1].decl is not None and ch[1].decl.name == decl.name:
+        return ch[0]
     return None
 
 
