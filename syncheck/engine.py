@@ -401,7 +401,16 @@ def project_findings(facts: list[FileFacts], settings: Settings) -> list[Finding
     for check_cls in ALL_CHECKS:
         if check_cls.scope == "project" and settings.enabled(check_cls.code, check_cls.name, check_cls.opt_in):
             out.extend(check_cls().run_project(project))
-    return out
+    # The instantiations of one launching host template share their launch's place: one
+    # finding per place and message (kernels launched through one pointer differ by name).
+    seen: set[tuple] = set()
+    unique = []
+    for f in out:
+        place = (f.code, f.path, f.line, f.column, f.message)
+        if place not in seen:
+            seen.add(place)
+            unique.append(f)
+    return unique
 
 
 def shard_files(files: list[str], shard: tuple[int, int]) -> list[str]:

@@ -367,6 +367,13 @@ class ProgramBuilder:
         # and the function that holds each lambda (ir/body_edit.py).
         self._body_lines: dict[str, int] = {}
         self._lambda_owners: dict[str, str] = {}
+        # Host function templates that launch kernels (directly or through one another) and
+        # the launches of their instantiations (see _register_launching_template_uses), and
+        # the body of each host function (their uses of those templates are found there).
+        self._launching_templates: set[str] = set()
+        self._launching_names: set[str] = set()
+        self._instance_launches: list[LaunchSite] = []
+        self._host_bodies: dict[str, ci.Cursor] = {}
 
     def build(self) -> Program:
         self._collect(self.parsed.tu.cursor)
@@ -376,8 +383,12 @@ class ProgramBuilder:
         for fn in list(self.functions.values()):
             if fn.kind in ("host", "host_device") and self._may_launch(fn) and fn.body is not None:
                 launches.extend(self._launches(fn))
+        self._register_launching_template_uses(launches)
         launches.extend(self._forwarded_launches(launches))
         instantiated = self._add_instantiations()
+        # Each instantiation of a launching host template launches the kernel's instantiation
+        # with its own block shape; the template's own sites stay (they name no instantiation).
+        launches.extend(self._instance_launches)
         self._reorder()
         program = Program(self.parsed.path, self.functions, launches, self.lines, instantiated)
         program.unreached_library = sum(len(v) for k, v in self._deferred.items()
@@ -452,28 +463,42 @@ class ProgramBuilder:
     def _add_instantiations(self) -> set[str]:
         """Lower the device-code instantiations that lowered code refers to (launches of
         kernel templates, calls from instantiated or plain code), with their template
-        arguments bound, up to a bound per translation unit."""
+        arguments bound, up to a bound per translation unit; and the instantiations of
+        launching host templates (see _register_launching_template_uses), up to the same
+        bound of their own."""
         templates: set[str] = set()
         done: set[str] = set()
-        while len(done) < MAX_INSTANTIATIONS:
+        device = host = 0
+        while device < MAX_INSTANTIATIONS:
             pending = [(usr, c) for usr, c in self.lowerer.instantiations.items() if usr not in done]
             if not pending:
                 break
-            for usr, cursor in pending[:MAX_INSTANTIATIONS - len(done)]:
+            for usr, cursor in pending:
+                if device >= MAX_INSTANTIATIONS:
+                    break
                 done.add(usr)
                 if isinstance(cursor, CursorAt):
                     cursor = cursor.found()  # a kept body's reference, found in this parse
                 definition, bindings = cursor.get_definition(), None
+                if definition is not None and _function_kind(definition) == "host":
+                    # host code is not analyzed: only a launching template's instantiation
+                    # matters, for its launches (clang instantiated its body)
+                    if host < MAX_INSTANTIATIONS and usr not in self.functions \
+                            and self._project_definition(definition) \
+                            and self.lowerer.function_key(definition) in self._launching_templates:
+                        host += 1
+                        fn = self._add_launching_instantiation(definition, usr, cursor)
+                        if fn is not None:
+                            templates.add(fn.instance_of)
+                    continue
+                device += 1
                 if definition is None:
                     # Referenced only from uninstantiated template code, clang made no body:
                     # the template's own body stands in, with the integral arguments bound.
                     definition, bindings = template_stand_in(cursor)
                 if definition is None or usr in self.functions:
                     continue
-                f = definition.location.file
-                if f is None or not _is_project_file(f.name) or definition.location.is_in_system_header:
-                    continue
-                if _function_kind(definition) == "host":
+                if not self._project_definition(definition) or _function_kind(definition) == "host":
                     continue
                 fn = self._add_function(definition, instance=usr, specialization=cursor,
                                         bindings=bindings)
@@ -481,6 +506,73 @@ class ProgramBuilder:
                     templates.add(fn.instance_of)
             self._reach()
         return templates
+
+    @staticmethod
+    def _project_definition(definition: ci.Cursor) -> bool:
+        f = definition.location.file
+        return f is not None and _is_project_file(f.name) and not definition.location.is_in_system_header
+
+    # -- host function templates that launch: one launch context per instantiation --
+    def _register_launching_template_uses(self, launches: list[LaunchSite]) -> None:
+        """Register the instantiations of the host function templates that launch kernels
+        (`template <int D> void run(...) { k<D><<<g, dim3(32, D / 32)>>>(...); }`, and host
+        templates that call one), where host code names them with their template arguments:
+        an explicit instantiation (`template void run<128>(...);`) or a call from a plain
+        host function (`run<128>(...)`). _add_instantiations then adds each as a host
+        function of its own whose launches name the kernel's instantiation and give its
+        block shape; the kernel's template arguments are otherwise left free. Only direct
+        launches (``launches``): a launch through a helper given the kernel is not followed
+        from an instantiation."""
+        # a helper that launches the kernel it is given is followed by _forwarded_launches
+        given = {site.node.id for sites in self._launching_parameters(launches).values() for _, site in sites}
+        templates = {l.host_function for l in launches
+                     if l.kernel_key and l.node.id not in given and l.host_function in self.functions
+                     and self.functions[l.host_function].is_template}
+        if not templates:
+            return
+        names = {self.functions[key].name for key in templates}
+        for _ in range(3):  # host templates that call a launching one, a few levels up
+            callers = {fn.key for fn in self.functions.values()
+                       if fn.kind == "host" and fn.is_template and fn.key not in templates
+                       and self._text_mentions(fn, names)}
+            if not callers:
+                break
+            templates |= callers
+            names |= {self.functions[key].name for key in callers}
+        self._launching_templates = templates
+        self._launching_names = names
+        for fn in list(self.functions.values()):
+            if fn.kind in ("host", "host_device") and not fn.is_template and fn.instance_of is None:
+                self._register_uses_in(fn)
+
+    def _register_uses_in(self, fn: Function) -> None:
+        """Register the specializations of launching host templates that fn's body refers to."""
+        body = self._host_bodies.get(fn.key)
+        if body is None or not self._text_mentions(fn, self._launching_names):
+            return
+        for node in body.walk_preorder():
+            if node.kind not in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF):
+                continue
+            target = node.referenced
+            if target is None or target.kind != K.FUNCTION_DECL:
+                continue
+            template = clang_api.specialized_template(target)
+            if template is not None and template != target \
+                    and self.lowerer.function_key(template) in self._launching_templates:
+                self.lowerer.function_key(target)  # registers the instantiation
+
+    def _add_launching_instantiation(self, definition: ci.Cursor, usr: str,
+                                     specialization: ci.Cursor) -> Function | None:
+        """An instantiation of a launching host template, as a host function with its
+        launches (whose kernels' instantiations lowering registers) and its own uses of
+        other launching templates."""
+        fn = self._add_function(definition, instance=usr, specialization=specialization)
+        if fn is None or fn.has_errors:
+            return fn
+        if self._may_launch(fn) and fn.body is not None:
+            self._instance_launches.extend(self._launches(fn))
+        self._register_uses_in(fn)
+        return fn
 
     def _collect(self, cursor: ci.Cursor, outer_end: int | None = None, in_template: bool = False) -> None:
         """``outer_end``, ``in_template`` (incremental lowering only): where the outermost
@@ -620,6 +712,8 @@ class ProgramBuilder:
             if target is not None:
                 fn.member_inits[target.key] = self.lowerer.lower(init)
         fn._constexpr_probe = lambda: _declared_constexpr(self.parsed.tu, cursor)
+        if fn.kind in ("host", "host_device"):
+            self._host_bodies[fn.key] = body_cursor
         if fn.kind == "host":  # lowered on demand; its lambdas run on the host too
             fn._lower = lambda: self._lower_body(body_cursor, record, kept)
             return fn
