@@ -1388,6 +1388,7 @@ def _assigned_keys(items: list[Node], declarations: bool = True) -> tuple[set[st
 
     def base_local(n: Node) -> str | None:
         through = False
+        pointer_field = False  # the pointer stored through is a field of a struct value
         while n.kind in _CASTS or n.kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR"):
             own = _own_field_key(n) if n.kind == "MEMBER_REF_EXPR" else None
             if own is not None:
@@ -1396,10 +1397,15 @@ def _assigned_keys(items: list[Node], declarations: bool = True) -> tuple[set[st
                 return None
             if n.kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR") and _through_pointer(n):
                 through = True
+            elif through and n.kind == "MEMBER_REF_EXPR":
+                pointer_field = True
             n = n.children[0]
         if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage in ("local", "param"):
             if through:
-                stores.add(n.decl.key)
+                # `p[i] = v` through a local pointer: p stands for what it points at; through
+                # a struct's pointer field (`page.out[i] = v`) the struct itself is unchanged
+                if not pointer_field:
+                    stores.add(n.decl.key)
                 return None
             return n.decl.key
         return None
