@@ -552,6 +552,9 @@ class Encoder:
                 return self.linear()
             if prim.scope == "tile" and prim.tile_size:
                 return z3.SRem(self.linear(), prim.tile_size)
+        if prim is not None and prim.category == P.QUERY and prim.scope == "coalesced" \
+                and prim.name.endswith(("thread_rank()", "size()", "num_threads()")):
+            return self._active_rank(node, prim, scope, rank=prim.name.endswith("thread_rank()"))
         if prim is not None and prim.name.endswith("meta_group_rank()") and prim.tile_size:
             return self.linear() / prim.tile_size
         name = node.decl.name if node.decl is not None else ""
@@ -562,9 +565,7 @@ class Encoder:
         if shuffle is not None:
             return self._shuffled(node, *shuffle, scope, depth)
         if name in ("__popc", "__popcll") and len(args) == 1:
-            word = self.expr(args[0], scope, depth + 1)
-            bit = lambda i: z3.ZeroExt(BITS - 1, z3.Extract(i, i, word))
-            return z3.Sum(*[bit(i) for i in range(word.size())])
+            return _popcount(z3, self.expr(args[0], scope, depth + 1))
         if prim is not None and name in _LANE_MASKS and not args:
             lane = z3.URem(self.linear(), 32)
             return _LANE_MASKS[name](z3, lane)
@@ -602,14 +603,7 @@ class Encoder:
         encoding reads p) and is clear when m leaves the lane out; the other lanes' bits are
         theirs to decide."""
         z3 = self.z3
-        name = f"{WHOLE_WORD}{call.id} {id(scope)}"
-        if not self.varying and self.next_iteration is None:
-            # Both threads at the same call in the same iteration: the lanes of one warp get
-            # one word (the warp's vote), so ranks counted in it differ between lanes.
-            sort = z3.BitVecSort(BITS)
-            word = z3.Function(name, sort, sort)(self.linear() / 32)
-        else:
-            word = self.sym(name, per_thread=True)
+        word = self._warp_word(f"{WHOLE_WORD}{call.id} {id(scope)}")
         lane = z3.URem(self.linear(), 32)
         own_bit = z3.LShR(word, lane) & 1 == 1
         try:
@@ -622,6 +616,28 @@ class Encoder:
         except NotEncodable:
             pass
         return word
+
+    def _warp_word(self, name: str):
+        """A 32-bit word the lanes of a warp share (a vote, the set of active lanes). Where
+        both threads are at the same call in the same iteration, the lanes of one warp get one
+        word, so ranks counted in it differ between lanes; otherwise each thread's own."""
+        z3 = self.z3
+        if not self.varying and self.next_iteration is None:
+            sort = z3.BitVecSort(BITS)
+            return z3.Function(name, sort, sort)(self.linear() / 32)
+        return self.sym(name, per_thread=True)
+
+    def _active_rank(self, call: Node, prim, scope: Scope, rank: bool):
+        """A coalesced group's `thread_rank()` (how many active lanes are below this one) or
+        its size: counted in the word of the lanes active where the group was made, which
+        has this lane's bit set."""
+        z3 = self.z3
+        group = _strip(prim.group) if prim.group is not None else None
+        made = group.decl.key if group is not None and group.kind == "DECL_REF_EXPR" and group.decl else call.id
+        word = self._warp_word(f"{WHOLE_WORD}active {made} {id(scope)}")
+        lane = z3.URem(self.linear(), 32)
+        self.facts.append(z3.LShR(word, lane) & 1 == 1)
+        return _popcount(z3, word & ((constant_term(z3, 1) << lane) - 1) if rank else word)
 
     def _shuffled(self, call: Node, kind: str, value: Node, source: Node, width: Node | None,
                   scope: Scope, depth: int):
@@ -844,6 +860,11 @@ class Encoder:
         if bound is not None and depth < 4:
             return self._loaded(bound[0], bound[1], depth + 1)
         return False
+
+
+def _popcount(z3, word):
+    """How many bits of the word are set, as a 32-bit value."""
+    return z3.Sum(*[z3.ZeroExt(BITS - 1, z3.Extract(i, i, word)) for i in range(word.size())])
 
 
 def _variables(z3, term) -> list:
