@@ -171,7 +171,7 @@ def _launch_fact(program: Program, launch: LaunchSite, host, hv: HostValues, pat
     used = launch.result_used or _checked_later(program, host, launch)
     return LaunchFact(launch.kernel_key, launch.kernel_name, api,
                       _location(path, launch.node, host.name), cooperative, origin, text or "",
-                      constant, sm, used, block_dim=launch_site_block_dim(program, launch, hv),
+                      constant, sm, used, block_dim=launch_site_block_dim(program, launch),
                       kernel_instance=launch.kernel_instance)
 
 

@@ -62,7 +62,9 @@ def _base_var(node: Node) -> str | None:
 
 
 class HostValues:
-    def __init__(self, program: Program, fn: Function, depth: int = 0):
+    def __init__(self, program: Program, fn: Function, depth: int = 0, site: Node | None = None):
+        """``site``: a launch the values are wanted at; the `case` it sits under fixes the
+        value its switch tests there."""
         self.program = program
         self.fn = fn
         self.depth = depth
@@ -77,9 +79,12 @@ class HostValues:
         self._memo: dict[str, set[str]] = {}
         self._following: set[str] = set()  # variables whose constant value is being found
         self._within_function = False  # judging a branch: parameters are not followed to callers
+        self.case_values: dict[str, int] = {}  # variables a `case` around the site fixes
         if fn.body is not None:
             self._collect(fn.body)
-            self._drop_dead_branches(fn.body)
+            self._drop_dead_branches(fn.body)  # function-wide: before the site's cases apply
+        if site is not None:
+            self.case_values = _case_values(fn, site)
 
     def _collect(self, body: Node) -> None:
         for n in body.walk():
@@ -267,6 +272,8 @@ class HostValues:
             if expr.decl.value is not None:
                 return expr.decl.value
             key = expr.decl.key
+            if key in self.case_values:
+                return self.case_values[key]
             defs = self.defs.get(key, [])
             if key in self.queried:
                 # `int ws = 0; cudaDeviceGetAttribute(&ws, cudaDevAttrWarpSize, dev)`: the
@@ -450,6 +457,44 @@ _FIELD_WRITE_TEXT = re.compile(
     r"(?:\.|->)\s*\w+\s*(?:\[[^\]]*\]\s*)*(?:[-+*/%&|^]|<<|>>)?=(?!=)"
     r"|(?:\.|->)\s*\w+\s*(?:\+\+|--)|(?:\+\+|--)\s*[\w()\[\]]+\s*(?:\.|->)"
     r"|&\s*[\w()\[\]]+\s*(?:\.|->)")
+
+
+def _case_values(fn: Function, site: Node) -> dict[str, int]:
+    """The values the switches around ``site`` test, where the site sits under one `case K:`
+    that no other case falls into (`switch (threads) { ... case 16: k<16><<<g, threads>>>();
+    break; ... }`), for variables the function never changes."""
+    from syncheck.analyses.host_facts import unchanged_variables
+    out: dict[str, int] = {}
+    body = fn.body
+    if body is None:
+        return out
+    stable = None
+    for switch in body.walk():
+        if switch.kind != "SWITCH_STMT" or not (switch.start <= site.start and site.end <= switch.end):
+            continue
+        tested = strip_wrappers(switch.children[0]) if switch.children else None
+        block = switch.children[-1] if switch.children else None
+        if tested is None or tested.kind != "DECL_REF_EXPR" or tested.decl is None \
+                or block is None or block.kind != "COMPOUND_STMT":
+            continue
+        statements = block.children
+        at = next((i for i, st in enumerate(statements) if st.start <= site.start and site.end <= st.end), None)
+        label = next((i for i in range(at, -1, -1) if statements[i].kind == "CASE_STMT"), None) \
+            if at is not None else None
+        if label is None or (label > 0 and statements[label - 1].kind not in ("BREAK_STMT", "RETURN_STMT")):
+            continue  # before any case, or reached by falling through from the case above
+        if any(statements[i].kind in ("CASE_STMT", "DEFAULT_STMT") for i in range(label + 1, at + 1)):
+            continue
+        case = statements[label]
+        value = case.children[0].value if case.children else None
+        nested = [n for n in case.walk() if n.kind in ("CASE_STMT", "DEFAULT_STMT") and n is not case]
+        if not isinstance(value, int) or any(n.start <= site.start for n in nested):
+            continue
+        if stable is None:
+            stable = unchanged_variables(fn, set())
+        if tested.decl.key in stable:
+            out[tested.decl.key] = value
+    return out
 
 
 def field_assignments(program: Program) -> list[tuple[str, int | None]]:

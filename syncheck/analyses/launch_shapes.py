@@ -32,7 +32,7 @@ def launch_site_block_dim(program: Program, launch: LaunchSite, values: HostValu
     if block is None:
         return None
     if values is None:
-        values = HostValues(program, program.functions[launch.host_function])
+        values = HostValues(program, program.functions[launch.host_function], site=launch.node)
     return values.dim3(block)
 
 
@@ -95,7 +95,8 @@ class LaunchShapes:
                 block = launch.config[1]
             if block is None:
                 return None
-            shapes = HostValues(self.program, self.program.functions[launch.host_function]).dim3_choices(block)
+            shapes = HostValues(self.program, self.program.functions[launch.host_function],
+                                site=launch.node).dim3_choices(block)
             if shapes is None:
                 return None
             out |= set(shapes)
