@@ -11,7 +11,7 @@ depend on machine load.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from syncheck.analyses import c_semantics as C
 from syncheck.analyses.levels import Level
@@ -159,6 +159,8 @@ class Encoder:
         self._loads_as_values = False
         # Shuffles encoded so far (each reads a lane of its own symbols).
         self._shuffles = 0
+        # (function, variable) -> the constants a local takes, None where unknown
+        self._value_sets: dict[tuple[str, str], set[int] | None] = {}
 
     def sym(self, name: str, per_thread: bool):
         if per_thread:
@@ -226,6 +228,8 @@ class Encoder:
             return self._memory_value(node, scope, depth)
         if node is _LANE_ID:
             return z3.URem(self.linear(), 32)
+        if isinstance(node, _Held):
+            return node.term
         if k in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and len(node.children) == 2:
             return self._binary(node, scope, depth)
         if k == "UNARY_OPERATOR" and node.children:
@@ -369,10 +373,62 @@ class Encoder:
             if value is not None and value.const is not None and isinstance(value.const, int):
                 return constant_term(z3, value.const, C.z3_bits(_int(node)))
             if value is not None and value.level <= Level.BLOCK:
-                return self.sym(d.key, per_thread=d.key in self.varying)
+                term = self.sym(d.key, per_thread=d.key in self.varying)
+                choices = self._finite_values(d, scope) if d.key in scope.multi_defs else None
+                if choices:
+                    self.facts.append(z3.Or(*[term == v for v in choices]))
+                return term
             if d.storage == "local" and d.key in scope.multi_defs and reached is None:
                 raise MergedDefinitions()
         raise NotEncodable()
+
+    def _finite_values(self, d, scope: Scope) -> list | None:
+        """The values a local takes that is computed from its own previous value (a ping-pong
+        `start = N - start` from 0 takes 0 and N), when each of its definitions is a
+        block-wide value (a constant, a template parameter) or such a step, as terms; None
+        otherwise, or when the values do not close."""
+        key = (scope.analysis.function.key, d.key)
+        if key in self._value_sets:
+            return self._value_sets[key]
+        self._value_sets[key] = None  # while being found: a definition naming another
+        defs = _definitions(scope.analysis.function.body, d.key)
+        if not defs or not any(n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.key == d.key
+                               for value in defs for n in value.walk()):
+            return None  # a flag set in places: an unknown as before (its values cost the solver)
+        values: list = []
+        for _ in range(8):
+            found = list(values)
+            for value in defs:
+                own = any(n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.key == d.key
+                          for n in value.walk())
+                for previous in (values if own else [None]):
+                    term = self._value_with(value, scope, d, previous)
+                    if term is None:
+                        return None
+                    if not any(term.eq(t) for t in found):
+                        found.append(term)
+            if len(found) == len(values):
+                self._value_sets[key] = values
+                return values
+            if len(found) > 8:
+                return None
+            values = found
+        return None
+
+    def _value_with(self, value: Node, scope: Scope, d, previous):
+        """A definition's value, the variable holding the term ``previous``: a term of
+        constants and block-wide symbols only (None otherwise)."""
+        bindings = dict(scope.bindings)
+        if previous is not None:
+            bindings[d.key] = (_Held(previous, d.type), scope)
+        try:
+            term = self.expr(value, replace(scope, bindings=bindings))
+        except NotEncodable:
+            return None
+        term = self.z3.simplify(C.z3_convert(self.z3, term, _int(value), C.z3_bits(C.int_type(d.type))))
+        if self.names_thread(term) or any(str(v).startswith("iter:") for v in _variables(self.z3, term)):
+            return None
+        return term
 
     def _counter(self, induction, scope: Scope, key: str):
         """The iteration count of the induction's loop: one per loop (the inductions of a
@@ -862,6 +918,34 @@ class Encoder:
         return False
 
 
+_ASSIGNMENTS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
+
+
+def _definitions(body: Node | None, key: str) -> list[Node] | None:
+    """The values a function's body gives a local (its initializer and plain assignments);
+    None when it also changes it otherwise (`+=`, `++`, through its address)."""
+    if body is None:
+        return None
+    out = []
+    for n in body.walk():
+        if n.kind == "VAR_DECL" and n.decl is not None and n.decl.key == key:
+            if not n.children:
+                return None
+            out.append(n.children[-1])
+        elif n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGNMENTS \
+                and len(n.children) == 2:
+            target = _strip(n.children[0])
+            if target.kind == "DECL_REF_EXPR" and target.decl is not None and target.decl.key == key:
+                if n.op != "=":
+                    return None
+                out.append(n.children[1])
+        elif n.kind == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--", "&") and n.children:
+            target = _strip(n.children[0])
+            if target.kind == "DECL_REF_EXPR" and target.decl is not None and target.decl.key == key:
+                return None
+    return out
+
+
 def _popcount(z3, word):
     """How many bits of the word are set, as a 32-bit value."""
     return z3.Sum(*[z3.ZeroExt(BITS - 1, z3.Extract(i, i, word)) for i in range(word.size())])
@@ -899,6 +983,15 @@ _LANE_ID.op = "%"
 
 
 _COMPOUND_ASSIGNMENTS = {"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
+
+
+class _Held(Node):
+    """A variable's value given as a term (while the values a local takes are worked out)."""
+
+    def __init__(self, term, type_spelling: str):
+        super().__init__(-5, "HELD_VALUE")
+        self.term = term
+        self.type = type_spelling
 
 
 # The lane masks CUDA offers for a thread's lane.
