@@ -17,7 +17,8 @@ from syncheck.analyses.levels import Level
 from syncheck.analyses.shared_memory import Access, KernelAccesses, Offset
 from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, WHOLE_WORD, Encoder,
                                         MergedDefinitions, NextIteration, NotEncodable, bitvector, count_decision,
-                                        parameter_facts, parameter_relations, relation_term, smallest_example, z3_module)
+                                        parameter_facts, parameter_relations, relation_term, smallest_example, term_variables,
+                                        z3_module)
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers, structural_key
 from syncheck.ir.program import Function, Program
@@ -694,17 +695,7 @@ def _signed_integer(type_spelling: str) -> bool:
 
 def _symbols(terms: list) -> set[str]:
     """The names of the free symbols of some z3 terms."""
-    z3 = z3_module()
-    seen, names, work = set(), set(), list(terms)
-    while work:
-        t = work.pop()
-        if t.get_id() in seen:
-            continue
-        seen.add(t.get_id())
-        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            names.add(t.decl().name())
-        work.extend(t.children())
-    return names
+    return {v.decl().name() for v in term_variables(z3_module(), *terms)}
 
 
 def _flattened(values: list, acc: Access):

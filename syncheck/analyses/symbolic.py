@@ -426,7 +426,7 @@ class Encoder:
         except NotEncodable:
             return None
         term = self.z3.simplify(C.z3_convert(self.z3, term, _int(value), C.z3_bits(C.int_type(d.type))))
-        if self.names_thread(term) or any(str(v).startswith("iter:") for v in _variables(self.z3, term)):
+        if self.names_thread(term) or any(str(v).startswith("iter:") for v in term_variables(self.z3, term)):
             return None
         return term
 
@@ -588,7 +588,7 @@ class Encoder:
     def names_thread(self, term) -> bool:
         """Does the term depend on this thread's indices?"""
         own = f"t{self.t}."
-        return any(str(v).startswith(own) for v in _variables(self.z3, term))
+        return any(str(v).startswith(own) for v in term_variables(self.z3, term))
 
     def exact(self, term, own_thread: bool = False) -> bool:
         """Is the term a function of constants, the block shape and loop iteration counts
@@ -596,7 +596,7 @@ class Encoder:
         this thread's indices count too (the block shape bounds them)."""
         accepted = _EXACT_SYMBOLS + ((f"t{self.t}.",) if own_thread else ())
         return all(v.decl().name().startswith(accepted)
-                   for v in _variables(self.z3, self.z3.simplify(term)))
+                   for v in term_variables(self.z3, self.z3.simplify(term)))
 
     def _call(self, node: Node, scope: Scope, depth: int):
         z3 = self.z3
@@ -951,9 +951,9 @@ def _popcount(z3, word):
     return z3.Sum(*[z3.ZeroExt(BITS - 1, z3.Extract(i, i, word)) for i in range(word.size())])
 
 
-def _variables(z3, term) -> list:
-    """The uninterpreted constants a term is made of."""
-    seen, work, found = set(), [term], []
+def term_variables(z3, *terms) -> list:
+    """The uninterpreted constants some terms are made of."""
+    seen, work, found = set(), list(terms), []
     while work:
         t = work.pop()
         if t.get_id() in seen:
