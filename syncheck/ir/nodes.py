@@ -290,6 +290,18 @@ def _argument_type(arg: ci.Cursor) -> str | None:
     return plain if plain and "type-parameter" not in plain else None
 
 
+def _parenthesized_callee(call: Node) -> Decl | None:
+    """The function a call names in parentheses (`(k<T, 32>)<<<g, b>>>(...)`, as a launch
+    macro writes it): clang gives such a call no referenced declaration."""
+    head = call.children[0] if call.children else None
+    while head is not None and head.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and len(head.children) == 1:
+        head = head.children[0]
+    if head is not None and head.kind == "DECL_REF_EXPR" and head.decl is not None \
+            and head.decl.storage == "function":
+        return head.decl
+    return None
+
+
 def _matching_overloads(candidates: list[ci.Cursor], args: list[ci.Cursor]) -> list[ci.Cursor]:
     """The candidates taking exactly these arguments' types (none when an argument's type
     is dependent or unknown)."""
@@ -514,7 +526,7 @@ class Lowerer:
             # write(...)`): the function it always holds
             node.decl = self._pointed_function(cursor.referenced) or node.decl
         if kind == K.CALL_EXPR and node.decl is None:
-            node.decl = self._dependent_callee(cursor)
+            node.decl = _parenthesized_callee(node) or self._dependent_callee(cursor)
             if node.decl is None and cursor.referenced is None:
                 node.type = self._constructed_type(cursor) or node.type
             if self.instance_refs is not None and node.decl is not None and node.decl.instance:
