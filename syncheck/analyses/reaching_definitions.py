@@ -21,7 +21,9 @@ from syncheck.ir.nodes import VALUE_WRAPPERS, Node, strip_wrappers
 # What the use of a parameter reads when only its incoming value reaches it.
 INCOMING = "incoming value"
 
-_ASSIGN_OPS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
+# The assignment operators of C (`=` and the compound ones), shared by the analyses.
+ASSIGN_OPS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
+COMPOUND_ASSIGN_OPS = ASSIGN_OPS - {"="}
 _STEP_OPS = {"++", "--", "post++", "post--"}
 # Compound assignments whose definition has a value: what the expression itself evaluates to,
 # x's value read just before (its use) combined with e. Masks are built so (`m |= m << d`);
@@ -114,7 +116,7 @@ def _events(node: Node, names: set[str]):
     kind = node.kind
     if kind == "LAMBDA_EXPR":
         return
-    if kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and node.op in _ASSIGN_OPS \
+    if kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and node.op in ASSIGN_OPS \
             and len(node.children) == 2:
         lhs = _target(node.children[0])
         if lhs.kind == "DECL_REF_EXPR" and lhs.decl is not None and lhs.decl.key in names:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from syncheck.analyses import c_semantics as C
 from syncheck.analyses.levels import Level
-from syncheck.analyses.reaching_definitions import INCOMING
+from syncheck.analyses.reaching_definitions import ASSIGN_OPS, COMPOUND_ASSIGN_OPS, INCOMING
 from syncheck.analyses.shared_memory import Scope
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.calls import bound_arguments, is_default_argument, template_bindings
@@ -173,8 +173,7 @@ class Encoder:
         return self.shared[name]
 
     def linear(self):
-        bx, by, _ = self.dims
-        return self.tid[0] + bx * (self.tid[1] + by * self.tid[2])
+        return self._linear_of(self.tid)
 
     def expr(self, node: Node, scope: Scope, depth: int = 0):
         """The value of an integer expression, in the width its C type is encoded in (see
@@ -547,7 +546,7 @@ class Encoder:
         op = node.op
         if op == ",":
             return self.expr(node.children[1], scope, depth + 1)  # `a, b` has b's value
-        if op in _COMPOUND_ASSIGNMENTS:
+        if op in COMPOUND_ASSIGN_OPS:
             # `m |= m << d`: the variable's new value (what the expression and the
             # definition it makes both hold), from the value its left side reads
             left, right = node.children
@@ -918,9 +917,6 @@ class Encoder:
         return False
 
 
-_ASSIGNMENTS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
-
-
 def _definitions(body: Node | None, key: str) -> list[Node] | None:
     """The values a function's body gives a local (its initializer and plain assignments);
     None when it also changes it otherwise (`+=`, `++`, through its address)."""
@@ -932,7 +928,7 @@ def _definitions(body: Node | None, key: str) -> list[Node] | None:
             if not n.children:
                 return None
             out.append(n.children[-1])
-        elif n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGNMENTS \
+        elif n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in ASSIGN_OPS \
                 and len(n.children) == 2:
             target = _strip(n.children[0])
             if target.kind == "DECL_REF_EXPR" and target.decl is not None and target.decl.key == key:
@@ -980,9 +976,6 @@ def _before_its_loop(node: Node, induction, scope: Scope) -> bool:
 # The lane id as an expression the encoder reads: what `%laneid` holds.
 _LANE_ID = Node(-3, "BINARY_OPERATOR")
 _LANE_ID.op = "%"
-
-
-_COMPOUND_ASSIGNMENTS = {"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
 
 
 class _Held(Node):

@@ -23,6 +23,7 @@ from syncheck.analyses.control_dependence import control_dependences
 from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level, join_all
 from syncheck.analyses.launch_shapes import LaunchShapes, ProjectLaunchShapes
 from syncheck.analyses.warp_idioms import Butterfly, butterfly
+from syncheck.analyses.reaching_definitions import ASSIGN_OPS
 from syncheck.ir.calls import (call_args, group_kind, is_default_argument, member_object, parameter_types,
                                template_bindings)
 from syncheck.ir.cfg import CFG, build_cfg
@@ -328,7 +329,6 @@ _ARITH = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", ">", "<=", ">
           "!=", "&&", "||", "<=>", ","}
 _EXACT_COMPOUND = {"+=", "-=", "*="}
 _CUTE_SHAPE_QUERIES = {"size", "shape", "rank", "depth", "cosize", "stride", "product"}
-_ASSIGN_OPS = {"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="}
 # Casts written in the source (the lowered trees drop implicit conversions).
 _INTEGER_CASTS = ("CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR")
 _CASTS = {"CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR",
@@ -854,7 +854,7 @@ class _FunctionAnalyzer:
                 names.add(n.decl.key)
             elif n.kind == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--", "&", "*"):
                 return None
-            elif n.kind == "BINARY_OPERATOR" and n.op in _ASSIGN_OPS:
+            elif n.kind == "BINARY_OPERATOR" and n.op in ASSIGN_OPS:
                 return None
             elif n.kind not in _ELEMENT_INDEX_KINDS and n.kind not in _CASTS:
                 return None
@@ -922,7 +922,7 @@ class _FunctionAnalyzer:
         if len(node.children) != 2:
             return self._e_default(node)
         lhs, rhs = node.children
-        if op in _ASSIGN_OPS:
+        if op in ASSIGN_OPS:
             v = self.eval(rhs)
             if op in _EXACT_COMPOUND and self._is_local(lhs):
                 # x += step: the new value is exactly x + step (keeps affine forms in loops)
@@ -1416,7 +1416,7 @@ def _assigned_keys(items: list[Node], declarations: bool = True) -> tuple[set[st
             if k == "VAR_DECL" and n.decl is not None:
                 if declarations:
                     keys.add(n.decl.key)
-            elif k in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGN_OPS \
+            elif k in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in ASSIGN_OPS \
                     and n.children:
                 key = base_local(n.children[0])
                 if key:
