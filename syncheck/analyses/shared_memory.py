@@ -663,9 +663,7 @@ class KernelAccesses:
             if not self._contains_barrier(callee, warp=True, seen=set()):
                 continue
             args = call_args(n)
-            arg_values = tuple(scope.analysis.values.get(a.id, _U) for a in args)
-            sub = self.service.analyze(callee, arg_values[:len(callee.params)] + tuple(
-                _U for _ in callee.params[len(arg_values):]), shape=self.analysis.shape)
+            sub = self._callee_analysis(n, callee, args, scope)
             bindings = self._call_bindings(n, callee, args, scope)
             out.append((n, callee, self._scope(callee, sub, bindings)))
         return out
@@ -731,14 +729,22 @@ class KernelAccesses:
                 outs.append((param, target.decl.key))
             if not outs:
                 continue
-            arg_values = tuple(scope.analysis.values.get(a.id, _U) for a in args)
-            sub = self.service.analyze(callee, arg_values[:len(callee.params)] + tuple(
-                _U for _ in callee.params[len(arg_values):]), shape=self.analysis.shape)
+            sub = self._callee_analysis(call, callee, args, scope)
             callee_scope = self._scope(callee, sub, self._call_bindings(call, callee, args, scope))
             for param, key in outs:
                 value = callee_scope.later_defs.get(param.key)
                 if value is not None and value[1] is None:
                     scope.later_defs[key] = (value[0], callee_scope, stmt.end)
+
+    def _callee_analysis(self, call: Node, callee: Function, args: list[Node], scope: Scope,
+                         outer_env: dict | None = None) -> FunctionAnalysis:
+        """The callee's uniformity in this call's context: the caller's values of the arguments
+        (missing ones unknown), the kernel's block shape, and whether its object is __shared__."""
+        arg_values = tuple(scope.analysis.values.get(a.id, _U) for a in args)
+        return self.service.analyze(
+            callee, arg_values[:len(callee.params)] + tuple(_U for _ in callee.params[len(arg_values):]),
+            shape=self.analysis.shape, outer_env=outer_env,
+            object_in_shared=call.id in scope.analysis.shared_object_calls)
 
     def _call_bindings(self, call: Node, callee: Function, args: list[Node], scope: Scope) -> dict:
         """What the callee's names stand for: its parameters bound to the arguments, and for a
@@ -749,15 +755,18 @@ class KernelAccesses:
         callee_node = call.children[0] if call.children else None
         member = _strip(callee_node) if callee_node is not None else None
         if member is not None and member.kind == "MEMBER_REF_EXPR":
+            # no object written (`step()` inside a method) is `this`
             obj = _strip(member.children[0]) if member.children else None
         else:
             obj = member_object(call)  # `each(f)`: an operator method of the object `each`
             if obj is None:
-                # A call on the same object (implicit this): the fields keep their bindings.
+                # a free function (or a functor the template left unresolved): the fields of
+                # the object the caller runs on stay bound for what it calls back
                 bindings.update({k: v for k, v in scope.bindings.items() if k in self._field_keys})
                 return bindings
             obj = _strip(obj)
-        if obj is not None and obj.kind == "CXX_THIS_EXPR":
+        if obj is None or obj.kind == "CXX_THIS_EXPR":
+            # A call on the same object: the fields keep their bindings.
             bindings.update({k: v for k, v in scope.bindings.items() if k in self._field_keys})
             return bindings
         fields = self._constructed_fields(obj, scope)
@@ -979,7 +988,10 @@ class KernelAccesses:
                                  function=scope.analysis.function), instance, local)
                 continue
             if kind == "MEMBER_REF_EXPR" and "[" not in node.type and mode in ("read", "write", "update") \
-                    and node.children and _strip(node.children[0]).kind != "ARRAY_SUBSCRIPT_EXPR":
+                    and (not node.children or _strip(node.children[0]).kind != "ARRAY_SUBSCRIPT_EXPR") \
+                    and not ("*" in node.type and self._field_binding(node, scope) is not None):
+                # (a pointer field that a constructor pointed into shared memory is a copy of
+                # that address, read from the object: not an access to the memory)
                 member = self._shared_base(node, scope)
                 if member is not None:
                     self._add(Access(array=member[0], name=member[1], node=node, indices=[],
@@ -1040,10 +1052,13 @@ class KernelAccesses:
                 self._inline_call(node, point, gs, scope, depth, instance, local)
             if kind == "LAMBDA_EXPR":
                 continue
-            bound = _cub_storage_arguments(node) if kind in ("CALL_EXPR", "VAR_DECL") else ()
+            bound = _cub_storage_arguments(node) | self._kept_references(node) \
+                if kind in ("CALL_EXPR", "VAR_DECL") else ()
             for c in node.children:
                 if c.id in bound:
-                    continue  # a CUB collective keeps a reference to its TempStorage: no access
+                    # binding a reference is no access: a CUB collective keeps one to its
+                    # TempStorage, an object one to a counter it bumps in its methods
+                    continue
                 keep = mode in ("write", "update") and kind in POINTER_WRAPPERS
                 stack.append((c, mode if keep or mode == "read" else "read", gs, stored))
 
@@ -1071,6 +1086,25 @@ class KernelAccesses:
         for arg in args[1:]:
             stack.append((arg, "read", guards, 0))
         return True
+
+    def _kept_references(self, node: Node) -> set[int]:
+        """Arguments a constructor binds to reference parameters (`tally t(seen)` with
+        `tally(unsigned& c) : count(c)`): node ids. The object keeps the reference; what its
+        methods do through it is collected in the methods. (A plain function's reference
+        arguments stay reads at the call: its accesses through them are not followed.)"""
+        call = node
+        if node.kind == "VAR_DECL":
+            inits = [c for c in node.children if c.kind == "CALL_EXPR"]
+            if not inits:
+                return set()
+            call = inits[-1]
+        if call.decl is None or call.decl.kind != "CONSTRUCTOR":
+            return set()
+        ctor = self.program.resolve_call(call.decl)
+        if ctor is None or not ctor.member_inits:
+            return set()
+        return {arg.id for param, arg in bound_arguments(ctor.params, call_args(call))
+                if "&" in param.type and "&&" not in param.type}
 
     def _index_nodes(self, node: Node) -> list[Node]:
         out = []
@@ -1150,9 +1184,7 @@ class KernelAccesses:
             return
         if instance is not None and self._contains_barrier(callee, warp=True, seen=set()):
             return  # a nested callee's own __syncwarp() points are not tracked: stay silent
-        arg_values = tuple(scope.analysis.values.get(a.id, _U) for a in args)
-        sub = self.service.analyze(callee, arg_values[:len(callee.params)] + tuple(
-            _U for _ in callee.params[len(arg_values):]), shape=self.analysis.shape, outer_env=outer_env)
+        sub = self._callee_analysis(call, callee, args, scope, outer_env)
         sub_scope = self._scope(callee, sub, bindings)
         cfg, live, _ = self.service.cfg_of(callee)
         if instance is None:  # nested calls share their outermost call's instance

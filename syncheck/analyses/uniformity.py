@@ -82,6 +82,10 @@ class FunctionAnalysis:
     call_envs: dict[int, dict[str, Value]] = field(default_factory=dict)  # lambda calls' captures
     cond_levels: dict[int, Level] = field(default_factory=dict)  # branch block -> its condition's level
     shape: "ShapeAssumption | None" = None  # the block shape it was analyzed under
+    # A method analyzed as running on a __shared__ object: its own fields are shared words.
+    object_in_shared: bool = False
+    # Method calls here whose object lives in shared memory (call node ids).
+    shared_object_calls: set[int] = field(default_factory=set)
 
 
 _RECURSION_ROUNDS = 4
@@ -201,9 +205,12 @@ class UniformityService:
     def analyze(self, fn: Function, param_values: tuple[Value, ...] | None = None,
                 shape: ShapeAssumption | None = None,
                 outer_env: dict[str, Value] | None = None,
-                template_values: tuple[tuple[str, int], ...] = ()) -> FunctionAnalysis:
+                template_values: tuple[tuple[str, int], ...] = (),
+                object_in_shared: bool = False) -> FunctionAnalysis:
         """``template_values``: for a template's generic body, the values of integral template
-        parameters a call wrote (`warp_sum<32>(v)` in another template's body)."""
+        parameters a call wrote (`warp_sum<32>(v)` in another template's body).
+        ``object_in_shared``: a method called on a __shared__ object (its fields are one
+        word each for the whole block, not per-thread state)."""
         if param_values is None:
             param_values = tuple(
                 Value(Level.UNIFORM) for _ in fn.params)
@@ -211,7 +218,7 @@ class UniformityService:
         # Constants count: a helper called with another mask (or width) has other sites.
         key = (fn.key, tuple((v.level, v.const, v.lane_linear, v.aligned, v.group_size, v.lane_only)
                              for v in param_values),
-               shape, template_values)
+               shape, template_values, object_in_shared)
         if outer_env is None and key in self._cache:
             return self._cache[key]
         if key in self._in_progress:
@@ -219,10 +226,12 @@ class UniformityService:
             # returns the current guess, which the outer analysis below refines.
             self._recursive_hits.add(key)
             ret, out_level = self._recursion_guess.get(key, (UNIFORM, Level.UNIFORM))
-            return FunctionAnalysis(fn, self.cfg_of(fn)[0], param_values, ret=ret, out_level=out_level)
+            return FunctionAnalysis(fn, self.cfg_of(fn)[0], param_values, ret=ret, out_level=out_level,
+                                    object_in_shared=object_in_shared)
         self._in_progress.add(key)
         try:
-            result = self._analyze_to_fixpoint(fn, key, param_values, shape, outer_env, template_values)
+            result = self._analyze_to_fixpoint(fn, key, param_values, shape, outer_env, template_values,
+                                               object_in_shared)
         finally:
             self._in_progress.discard(key)
             self._recursion_guess.pop(key, None)
@@ -230,7 +239,8 @@ class UniformityService:
             self._cache[key] = result
         return result
 
-    def _analyze_to_fixpoint(self, fn, key, param_values, shape, outer_env, template_values) -> FunctionAnalysis:
+    def _analyze_to_fixpoint(self, fn, key, param_values, shape, outer_env, template_values,
+                             object_in_shared) -> FunctionAnalysis:
         """Analyze a function; if it calls itself, again with the result as what the inner
         calls return, until that guess holds (from 'uniform' upwards: the least fixed point);
         a recursion that does not settle in a few rounds returns thread-dependent values.
@@ -238,7 +248,8 @@ class UniformityService:
         for round_ in range(_RECURSION_ROUNDS + 1):
             cached_before = set(self._cache)
             self._recursive_hits.discard(key)
-            result = _FunctionAnalyzer(self, fn, param_values, shape, outer_env, template_values).run()
+            result = _FunctionAnalyzer(self, fn, param_values, shape, outer_env, template_values,
+                                       object_in_shared).run()
             if key not in self._recursive_hits:
                 return result
             guess = self._recursion_guess.get(key, (UNIFORM, Level.UNIFORM))
@@ -310,7 +321,8 @@ class UniformityService:
             outer = analysis.call_envs.get(site.node.id)
             sub = self.analyze(callee, tuple(site.arg_values[:len(callee.params)]) +
                                tuple(UNIFORM for _ in callee.params[len(site.arg_values):]),
-                               shape=analysis.shape, outer_env=outer, template_values=site.template_values)
+                               shape=analysis.shape, outer_env=outer, template_values=site.template_values,
+                               object_in_shared=site.node.id in analysis.shared_object_calls)
             yield from self._walk(sub, frames + (Frame(site, sub),), active | {callee.key}, budget)
 
 
@@ -380,13 +392,14 @@ def _is_pow2(v) -> bool:
 class _FunctionAnalyzer:
     def __init__(self, service: UniformityService, fn: Function, params: tuple[Value, ...],
                  shape: ShapeAssumption, outer_env: dict[str, Value] | None,
-                 template_values: tuple[tuple[str, int], ...] = ()):
+                 template_values: tuple[tuple[str, int], ...] = (), object_in_shared: bool = False):
         self.service = service
         self.program = service.program
         self.fn = fn
         self.shape = shape
         self.cfg, self.live, self.deps = service.cfg_of(fn)
-        self.result = FunctionAnalysis(fn, self.cfg, params)
+        self.result = FunctionAnalysis(fn, self.cfg, params, object_in_shared=object_in_shared)
+        self.object_in_shared = object_in_shared
         self.initial: dict[str, Value] = dict(outer_env or {})
         self.template_values = dict(template_values)
         for name, value in template_values:
@@ -614,6 +627,8 @@ class _FunctionAnalyzer:
         while (n.kind in _CASTS or n.kind == "PAREN_EXPR") and n.children:
             n = n.children[-1]
         kind = n.kind
+        if kind == "CXX_THIS_EXPR":
+            return self.object_in_shared
         if kind == "DECL_REF_EXPR":
             decl = n.decl
             if decl is None:
@@ -637,6 +652,8 @@ class _FunctionAnalyzer:
         kind = n.kind
         if kind == "DECL_REF_EXPR":
             return n.decl is not None and n.decl.storage == "shared"
+        if kind == "MEMBER_REF_EXPR" and not n.children and _own_field_key(n) is not None:
+            return self.object_in_shared  # `field` of the object the method runs on
         if kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR") and n.children:
             base = n.children[0]
             if _through_pointer(n):
@@ -793,6 +810,8 @@ class _FunctionAnalyzer:
             self.record(base, UNIFORM)
             return self._builtin(base.decl.name, node.spelling, node.line)
         own = _own_field_key(node)
+        if own is not None and self.object_in_shared:
+            return self._load(node)
         if own is not None:
             # A field of the object a method runs on: what this method stored there, else
             # (set elsewhere) assumed uniform as before.
@@ -825,7 +844,8 @@ class _FunctionAnalyzer:
             return base_addr.join(idx), var, mem
         own = _own_field_key(node) if kind == "MEMBER_REF_EXPR" else None
         if own is not None:
-            return UNIFORM, own, "local"
+            # the object's own field: one shared word when the object is __shared__
+            return (UNIFORM, None, "shared") if self.object_in_shared else (UNIFORM, own, "local")
         if kind == "MEMBER_REF_EXPR" and node.children:
             base = node.children[0]
             if base.type.endswith("*") or "->" in node.spelling:
@@ -895,7 +915,7 @@ class _FunctionAnalyzer:
                 value = replace(value, const=None, lane_linear=False, aligned=False, per_thread=None)
             self._define(t.decl.key, t.decl.name, t.line, value, strong=True)
             return
-        own = _own_field_key(t) if t.kind == "MEMBER_REF_EXPR" else None
+        own = _own_field_key(t) if t.kind == "MEMBER_REF_EXPR" and not self.object_in_shared else None
         if own is not None:
             # A scalar field of the method's object: tracked like a local here; the caller's
             # object changes with it (the object lives outside the call).
@@ -1130,6 +1150,9 @@ class _FunctionAnalyzer:
             obj = self.eval(obj_node)
             if callee is not None and callee.body is not None and not callee.is_lambda:
                 fields = self._constructed_fields(obj_node)
+        on_shared = callee is not None and not callee.is_lambda and self._object_in_shared(node, obj_node)
+        if on_shared:
+            self.result.shared_object_calls.add(node.id)
         if prim is not None and prim.tile_size is None and prim.scope == "tile":
             group_value = obj if obj is not None else (arg_values[0] if arg_values else None)
             if group_value is not None and group_value.group_size:
@@ -1149,10 +1172,11 @@ class _FunctionAnalyzer:
             params = tuple(arg_values[:len(callee.params)]) + tuple(
                 UNIFORM for _ in callee.params[len(arg_values):])
             outer = dict(self.env) if callee.is_lambda else fields
-            sub = self.service.analyze(callee, params, outer_env=outer, template_values=template_values)
+            sub = self.service.analyze(callee, params, outer_env=outer, template_values=template_values,
+                                       object_in_shared=on_shared)
             self._taint_out_args(args, Value(sub.out_level), callee)
             if obj is not None and sub.out_level > Level.UNIFORM and node.children[0].children \
-                    and not callee.is_lambda:
+                    and not callee.is_lambda and not on_shared:
                 # A method that stores thread-dependent values in its object's fields.
                 self._assign(node.children[0].children[0], Value(sub.out_level), compound=True)
             ret = sub.ret
@@ -1168,6 +1192,21 @@ class _FunctionAnalyzer:
         self._taint_out_args(args, out, None)
         return Value(out.level, None, False, False, out.origin,
                      from_activemask=out.from_activemask, lane_only=out.lane_only)
+
+    def _object_in_shared(self, call: Node, obj_node: Node | None) -> bool:
+        """Whether a method call runs on an object in __shared__ memory (`db->init()` with
+        `db = &db_state`, `state.step()`, or `step()` inside a method of such an object)."""
+        member = call.children[0] if call.children else None
+        while member is not None and member.kind in _CASTS and member.children:
+            member = member.children[-1]
+        if member is None or member.kind != "MEMBER_REF_EXPR" or member.decl is None \
+                or member.decl.storage != "function":
+            return False
+        if obj_node is None:
+            return self.object_in_shared  # implicit `this`
+        if _through_pointer(member):
+            return self._into_shared(obj_node)
+        return self._lvalue_in_shared(obj_node)
 
     def _written_template_values(self, call: Node, callee: Function) -> tuple[tuple[str, int], ...]:
         """A call of a template's generic body (from inside another template, where clang
