@@ -590,7 +590,9 @@ class KernelAccesses:
                         function=ctx.scope.analysis.function))
                 current, ctx, i = rest, self.contexts[rest.id], 1
                 continue
-            calls = [] if is_branch else self._synchronizing_calls(item, ctx.scope)
+            # (a call in the branch's own condition, `if (reduce_and_sync(s))`, runs before the
+            # branch: the branch moves to the block after the call's copy)
+            calls = self._synchronizing_calls(item, ctx.scope)
             if not calls or len(blocks) > _MAX_EXPANDED_BLOCKS:
                 i += 1
                 continue

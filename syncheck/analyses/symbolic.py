@@ -1243,8 +1243,10 @@ def lane_outside_mask(program: Program, service: UniformityService, root: Functi
             try:
                 g = enc.cond(c.cond, scopes[depth])
             except NotEncodable:
-                if c.level <= Level.BLOCK:
-                    continue  # the whole block decides alike: not about one lane
+                if c.level <= Level.WARP:
+                    # the whole warp decides alike (`if (__all_sync(FULL, k == next))`): some
+                    # warp takes this side, with every lane; which lanes call is not in it
+                    continue
                 return None
             guards.append(g if c.polarity else z3.Not(g))
     except NotEncodable:

@@ -675,6 +675,13 @@ class _FunctionAnalyzer:
     def _e_STRING_LITERAL(self, node):
         return UNIFORM
 
+    def _e_INIT_LIST_EXPR(self, node):
+        # `long{threadIdx.x}`: a braced conversion of one value is that value (its affine form
+        # included, so `global_id() - thread_rank()` still cancels)
+        if len(node.children) == 1:
+            return self.eval(node.children[0])
+        return self._e_default(node)
+
     def _e_LAMBDA_EXPR(self, node):
         return UNIFORM
 
@@ -1336,7 +1343,13 @@ class _FunctionAnalyzer:
         if prim.returns_lane:
             return Value(Level.THREAD, lane_only=True, origin=origin)
         if prim.returns_lane_linear:
-            return Value(Level.THREAD, lane_linear=self.shape.x_multiple_of_32, origin=origin)
+            # a block's (or grid's) thread_rank(): x + X*(y + Y*z) over the block shape, so
+            # `global_id - block.thread_rank()` leaves the block's base
+            # (an axis the block does not extend along is always 0: no term)
+            dims = self.shape.block_dim
+            affine = ((1, dims[0] if dims[1] > 1 else 0, dims[0] * dims[1] if dims[2] > 1 else 0),
+                      Level.UNIFORM if prim.scope == "block" else Level.BLOCK) if dims else None
+            return Value(Level.THREAD, lane_linear=self.shape.x_multiple_of_32, origin=origin, affine=affine)
         if prim.name == "__activemask":
             return Value(Level.THREAD, origin=origin, from_activemask=True)
         if prim.name == "__ballot_sync" and len(arg_values) >= 2 and arg_values[0].const in (0xFFFFFFFF, -1) \
