@@ -70,7 +70,7 @@ def _varying_loop_vars(ka: KernelAccesses, access: Access, intervals: BarrierInt
             for b in loop.blocks:
                 for item in ka.cfg.blocks[b].items:
                     out |= _assigned(item)
-    if access.instance is not None:
+    if access.instance is not None and access.scope.inlined:
         out |= access.scope.multi_defs  # inlined callee: no barrier inside, its loops run freely
     return out
 

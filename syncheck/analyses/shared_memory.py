@@ -67,6 +67,9 @@ class Scope:
     # A pointer into a shared buffer that the next one is carved from (`s_b = s_a + n`):
     # pointer -> (the elements up to the next carve, the scope it reads in)
     carve_extents: dict[str, tuple[Node, "Scope"]] = field(default_factory=dict)
+    # A barrier-free callee inlined at its call: its loops run freely, so its variables may
+    # differ between two threads at one access.
+    inlined: bool = False
 
     def bound(self, node: Node):
         """(expression, scope) a parameter or an own field (`mask`, `this->mask` inside a
@@ -976,11 +979,21 @@ class KernelAccesses:
         return None
 
     def _collect(self, item: Node, point, guards: list[Guard], scope: Scope, depth: int,
-                 instance: int | None, local: tuple[int, int] | None) -> None:
-        stack: list[tuple[Node, str, list[Guard], int]] = [(item, "read", guards, 0)]
+                 instance: int | None, local: tuple[int, int] | None, mode: str = "read",
+                 stored: int = 0) -> None:
+        stack: list[tuple[Node, str, list[Guard], int]] = [(item, mode, guards, stored)]
         while stack:
             node, mode, gs, stored = stack.pop()
             kind = node.kind
+            if kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.storage == "param" \
+                    and "&" in node.decl.type and "[" not in node.decl.type \
+                    and mode in ("read", "write", "update"):
+                bound = scope.bound(node)
+                if bound is not None:
+                    # a reference parameter is the caller's lvalue (`swap(s[i], s[j])`): the
+                    # access is to that element, whose index reads in the caller's scope
+                    self._collect(bound[0], point, gs, bound[1], depth, instance, local, mode, stored)
+                    continue
             if kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.storage == "shared" \
                     and "[" not in node.decl.type and mode in ("read", "write", "update"):
                 self._add(Access(array=node.decl.key, name=node.decl.name, node=node, indices=[],
@@ -1054,12 +1067,12 @@ class KernelAccesses:
                 self._inline_call(node, point, gs, scope, depth, instance, local)
             if kind == "LAMBDA_EXPR":
                 continue
-            bound = _cub_storage_arguments(node) | self._kept_references(node) \
+            bound = _cub_storage_arguments(node) | self._reference_bindings(node) \
                 if kind in ("CALL_EXPR", "VAR_DECL") else ()
             for c in node.children:
                 if c.id in bound:
                     # binding a reference is no access: a CUB collective keeps one to its
-                    # TempStorage, an object one to a counter it bumps in its methods
+                    # TempStorage; a function accesses what it names where it names it
                     continue
                 keep = mode in ("write", "update") and kind in POINTER_WRAPPERS
                 stack.append((c, mode if keep or mode == "read" else "read", gs, stored))
@@ -1089,24 +1102,31 @@ class KernelAccesses:
             stack.append((arg, "read", guards, 0))
         return True
 
-    def _kept_references(self, node: Node) -> set[int]:
-        """Arguments a constructor binds to reference parameters (`tally t(seen)` with
-        `tally(unsigned& c) : count(c)`): node ids. The object keeps the reference; what its
-        methods do through it is collected in the methods. (A plain function's reference
-        arguments stay reads at the call: its accesses through them are not followed.)"""
+    def _reference_bindings(self, node: Node) -> set[int]:
+        """Arguments a function with a body binds to reference parameters (`swap(s[i], s[j])`,
+        a constructor's `tally(unsigned& c) : count(c)`): node ids. Binding a reference is no
+        access: what the function (or the object's methods) do through it is collected where
+        it happens."""
         call = node
         if node.kind == "VAR_DECL":
             inits = [c for c in node.children if c.kind == "CALL_EXPR"]
             if not inits:
                 return set()
             call = inits[-1]
-        if call.decl is None or call.decl.kind != "CONSTRUCTOR":
+        callee = self.program.resolve_call(call.decl) if call.decl is not None else None
+        if callee is None or callee.body is None or callee.is_lambda:
             return set()
-        ctor = self.program.resolve_call(call.decl)
-        if ctor is None or not ctor.member_inits:
-            return set()
-        return {arg.id for param, arg in bound_arguments(ctor.params, call_args(call))
-                if "&" in param.type and "&&" not in param.type}
+        return {arg.id for arg in _reference_arguments(call, callee)}
+
+    def _shared_element(self, node: Node, scope: Scope) -> bool:
+        """Is the lvalue in shared memory (`s[i]`, `tile[r][c]`, `p[k]` through an alias, a
+        __shared__ scalar or a member of a shared struct)?"""
+        node = _strip(node)
+        while node.kind == "ARRAY_SUBSCRIPT_EXPR" and node.children:
+            node = _strip(node.children[0])
+            if self._pointer_target(node, scope) is not None:
+                return True
+        return self._shared_base(node, scope) is not None
 
     def _index_nodes(self, node: Node) -> list[Node]:
         out = []
@@ -1174,12 +1194,14 @@ class KernelAccesses:
             bindings.update((key, (ref, scope)) for key, ref in captured.items())
             touches_shared = touches_shared or any(self._shared_base(r, scope) is not None
                                                    for r in captured.values())
-        # shared memory reaches the callee through an argument, a field of its object or a capture
+        # shared memory reaches the callee through an argument (an address, or an element bound
+        # to a reference), a field of its object or a capture
         reaching = list(zip(args, [scope] * len(args))) + [
             value for key, value in bindings.items() if key in self._field_keys]
         if not touches_shared and not any(
                 self._shared_base(a, s) is not None or self._pointer_target(a, s) is not None
-                for a, s in reaching):
+                for a, s in reaching) and not any(
+                self._shared_element(a, scope) for a in _reference_arguments(call, callee)):
             return
         if self._contains_barrier(callee, warp=False, seen=set()):
             self.unknown_barrier_calls = True
@@ -1188,6 +1210,7 @@ class KernelAccesses:
             return  # a nested callee's own __syncwarp() points are not tracked: stay silent
         sub = self._callee_analysis(call, callee, args, scope, outer_env)
         sub_scope = self._scope(callee, sub, bindings)
+        sub_scope.inlined = True
         cfg, live, _ = self.service.cfg_of(callee)
         if instance is None:  # nested calls share their outermost call's instance
             instance = len(self.instances)
@@ -1203,6 +1226,12 @@ class KernelAccesses:
             for i, item in enumerate(cfg.blocks[b].items):
                 self._collect(item, point, guards + sub_guards, sub_scope, depth + 1, instance,
                               local if nested else (b, i))
+
+
+def _reference_arguments(call: Node, callee: Function) -> list[Node]:
+    """The call's arguments bound to the callee's lvalue-reference parameters."""
+    return [arg for param, arg in bound_arguments(callee.params, call_args(call))
+            if "&" in param.type and "&&" not in param.type]
 
 
 def _carve_start(init: Node) -> tuple[str, Node] | None:
