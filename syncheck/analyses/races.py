@@ -459,6 +459,17 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     for k in e1.iteration_counters + e2.iteration_counters:
         solver.add(k >= 0, k < 64)
     solver.add(*e1.facts, *e2.facts)
+    # A store that copies the element onto itself (`s[t] = s[0]` by thread 0) changes nothing
+    # a reader could see: against a read, only a thread whose source is another element
+    # writes. (Against another write it may undo that write: still a race.)
+    for enc, acc, other in ((e1, a, b), (e2, b, a)):
+        if acc.copied_from is not None and not other.write:
+            try:
+                itself = _same_place(enc, acc, enc, acc.copied_from)
+            except NotEncodable:
+                itself = None
+            if itself and itself is not UNDECIDED:
+                solver.add(z3.Not(z3.And(*itself)))
     # Each access stays inside its array (out-of-bounds indexing is a different bug), and
     # inside its carve of a buffer split into parts by a size the analysis does not know
     # (`s_b = s_a + n` for a parameter n: s_a[i] has i < n). Not assumed where it is a bug to

@@ -135,6 +135,9 @@ class Access:
     # Through a pointer another carve of the buffer starts from: its first index stays below
     # that carve's start (elements, read in the scope given)
     carve_extent: tuple[Node, Scope] | None = None
+    # A plain store of an element of the same array (`s[t] = s[0]`): where the two are one
+    # element for the storing thread, the store leaves the memory as it was.
+    copied_from: "Access | None" = None
 
     @property
     def line(self) -> int:
@@ -982,6 +985,8 @@ class KernelAccesses:
                  instance: int | None, local: tuple[int, int] | None, mode: str = "read",
                  stored: int = 0) -> None:
         stack: list[tuple[Node, str, list[Guard], int]] = [(item, mode, guards, stored)]
+        first = len(self.accesses)
+        copies: dict[int, int] = {}  # `dst = src` of subscripts: dst node id -> src node id
         while stack:
             node, mode, gs, stored = stack.pop()
             kind = node.kind
@@ -1025,6 +1030,8 @@ class KernelAccesses:
                     and len(node.children) == 2:
                 lhs_mode = "write" if node.op == "=" else "update"
                 rhs = node.children[1]
+                if node.op == "=" and _strip(rhs).kind == "ARRAY_SUBSCRIPT_EXPR":
+                    copies[_strip(node.children[0]).id] = _strip(rhs).id
                 level = int(scope.analysis.values.get(rhs.id, _U).level) if node.op == "=" else 7
                 stack.append((rhs, "read", gs, 0))
                 stack.append((node.children[0], lhs_mode, gs, level))
@@ -1076,6 +1083,13 @@ class KernelAccesses:
                     continue
                 keep = mode in ("write", "update") and kind in POINTER_WRAPPERS
                 stack.append((c, mode if keep or mode == "read" else "read", gs, stored))
+        if copies:
+            added = self.accesses[first:]
+            reads = {acc.node.id: acc for acc in added if acc.read and not acc.write}
+            for acc in added:
+                src = reads.get(copies.get(acc.node.id, -1))
+                if acc.write and src is not None and src.array == acc.array:
+                    acc.copied_from = src
 
     def _collect_atomic(self, call: Node, point, guards: list[Guard], scope: Scope, instance, local,
                         stack: list) -> bool:
