@@ -302,16 +302,29 @@ def _parenthesized_callee(call: Node) -> Decl | None:
     return None
 
 
+def _takes_arguments(candidate: ci.Cursor, count: int) -> bool:
+    """Can the candidate be called with ``count`` arguments (its defaults filling the rest)?
+    A variadic candidate (a C varargs or a template parameter pack) is kept."""
+    params = [p for p in candidate.get_children() if p.kind == K.PARM_DECL]
+    if candidate.type.kind == ci.TypeKind.FUNCTIONPROTO and candidate.type.is_function_variadic():
+        return count >= len(params)
+    if any("..." in p.type.spelling for p in params):
+        return True
+    required = sum(1 for p in params if not any(c.kind.is_expression() for c in p.get_children()))
+    return required <= count <= len(params)
+
+
 def _matching_overloads(candidates: list[ci.Cursor], args: list[ci.Cursor]) -> list[ci.Cursor]:
-    """The candidates taking exactly these arguments' types (none when an argument's type
-    is dependent or unknown)."""
+    """The candidates whose parameter types are the arguments' where those are known in the
+    generic code (an argument of a dependent type matches any parameter): `pull(v, lane)`
+    with `T v` and `unsigned lane` picks pull(T, unsigned) over pull(T, const float *)."""
     arg_types = [_argument_type(a) for a in args]
-    if any(t is None for t in arg_types):
-        return []
     out = []
     for c in candidates:
         params = [p for p in c.get_children() if p.kind == K.PARM_DECL]
-        if len(params) == len(args) and [_plain_type(p.type) for p in params] == arg_types:
+        if len(params) < len(args):
+            continue
+        if all(t is None or _plain_type(p.type) == t for p, t in zip(params, arg_types)):
             out.append(c)
     return out
 
@@ -562,10 +575,14 @@ class Lowerer:
         return node
 
     def _dependent_callee(self, call: ci.Cursor) -> Decl | None:
-        """The function a dependent call in an uninstantiated template names: the one
-        candidate whose parameter types are the arguments' (`warp_sum<W>(float)` among its
-        int, float and half2 overloads), else the first (overloads share the name that rules
-        and summaries go by)."""
+        """The function a dependent call in an uninstantiated template names (an
+        instantiation's calls are resolved by clang). Among the overloads of the name: those
+        that take this many arguments, then those whose parameter types are the arguments'
+        types known here (`warp_sum<W>(float)` among its int, float and half2 overloads). One
+        left: that one. Several (an argument of a dependent type: `get(v, lane)` with `T v`
+        among get(float, unsigned) and get(double, unsigned)): the first declared of them,
+        a fixed choice; overloads of one name are mostly one operation for several types,
+        and rules and summaries go by the name they share."""
         children = list(call.get_children())
         stack = children[:1]
         for _ in range(4):
@@ -576,11 +593,13 @@ class Lowerer:
                 candidates = [c for c in clang_api.overloaded_decls(cur)
                               if c.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD)]
                 if len(candidates) > 1:
-                    matching = _matching_overloads(candidates, children[1:])
-                    if len(matching) == 1:
-                        return self.decl_of(matching[0])
+                    args = children[1:]
+                    candidates = [c for c in candidates if _takes_arguments(c, len(args))] or candidates
+                    candidates = _matching_overloads(candidates, args) or candidates
                 return self.decl_of(candidates[0]) if candidates else None
-            stack.extend(list(cur.get_children())[:1])
+            # the callee's name: past a written qualifier (`impl::get`, a NAMESPACE_REF or
+            # TYPE_REF first) to the overload set it names
+            stack.extend([c for c in cur.get_children() if c.kind not in _SKIPPED][:1])
         return None
 
     def _literal_value(self, cursor: ci.Cursor, kind) -> int | float | None:
