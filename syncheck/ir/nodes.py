@@ -598,8 +598,11 @@ class Lowerer:
                     candidates = _matching_overloads(candidates, args) or candidates
                 return self.decl_of(candidates[0]) if candidates else None
             # the callee's name: past a written qualifier (`impl::get`, a NAMESPACE_REF or
-            # TYPE_REF first) to the overload set it names
-            stack.extend([c for c in cur.get_children() if c.kind not in _SKIPPED][:1])
+            # TYPE_REF first) to the overload set it names; a member call (`lanes.get(v, l)`)
+            # names its overload set after the object
+            inner = [c for c in cur.get_children() if c.kind not in _SKIPPED]
+            named = [c for c in inner if c.kind == K.OVERLOADED_DECL_REF]
+            stack.extend(named[:1] if cur.kind == K.MEMBER_REF_EXPR and named else inner[:1])
         return None
 
     def _literal_value(self, cursor: ci.Cursor, kind) -> int | float | None:
