@@ -8,7 +8,7 @@ objects and everything after the front end works on those.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import clang.cindex as ci
 
@@ -530,6 +530,10 @@ class Lowerer:
         elif kind == K.ASM_STMT:
             node.spelling, node.type = asm_text(cursor)
         node.children = [self.lower(c) for c in children]
+        if kind == K.VAR_DECL and children and node.children:
+            construction = self._dependent_construction(cursor, children[-1], node.children[-1])
+            if construction is not None:
+                node.children[-1] = construction
         if kind == K.VAR_DECL and node.children and node.children[-1].kind == "INIT_LIST_EXPR" \
                 and len(node.children[-1].children) == 1 and _scalar(cursor.type):
             # `auto const lane{threadIdx.x % 32}`: a braced scalar initializer is its one value
@@ -604,6 +608,48 @@ class Lowerer:
             named = [c for c in inner if c.kind == K.OVERLOADED_DECL_REF]
             stack.extend(named[:1] if cur.kind == K.MEMBER_REF_EXPR and named else inner[:1])
         return None
+
+    def _dependent_construction(self, variable: ci.Cursor, init: ci.Cursor, lowered: Node) -> Node | None:
+        """`impl::run_t run(idx)` in an uninstantiated template, an argument of a dependent
+        type: clang keeps the parenthesized arguments unresolved (an untyped unexposed
+        expression) and names no constructor. The call of the constructor the arguments
+        choose, as `_dependent_callee` chooses among overloads, with those arguments."""
+        if init.kind != K.UNEXPOSED_EXPR or init.type.kind != ci.TypeKind.INVALID:
+            return None
+        record_type = variable.type.get_canonical()
+        if record_type.kind != ci.TypeKind.RECORD:
+            return None
+        tokens = init.get_tokens()
+        first = next(iter(tokens), None)
+        if first is None or first.spelling != "(":
+            return None
+        record = record_type.get_declaration()
+        constructors = [c for c in record.get_children()
+                        if c.kind == K.CONSTRUCTOR or (c.kind == K.FUNCTION_TEMPLATE and c.spelling == record.spelling)]
+        args = [c for c in init.get_children() if c.kind not in _SKIPPED]
+        constructors = [c for c in constructors if _takes_arguments(c, len(args))]
+        constructors = _matching_overloads(constructors, args) or constructors
+        if not constructors:
+            return None
+        decl = self.decl_of(constructors[0])
+        if decl is None:
+            return None
+        call = Node(self._next_id, K.CALL_EXPR.name)
+        self._next_id += 1
+        call.spelling = record.spelling
+        call.type = variable.type.spelling
+        (call.line, call.col, call.start,
+         call.end_line, call.end_col, call.end) = clang_api.extent_numbers(init)
+        # a constructor template's generic body is the template's; calls treat it as the
+        # constructor it is
+        call.decl = replace(decl, kind="CONSTRUCTOR")
+        if len(args) == 1 and lowered.kind != "UNEXPOSED_EXPR":
+            call.children = [lowered]  # the lowering already stepped into the one argument
+        elif lowered.kind == "UNEXPOSED_EXPR" and len(lowered.children) == len(args):
+            call.children = lowered.children
+        else:
+            return None
+        return call
 
     def _literal_value(self, cursor: ci.Cursor, kind) -> int | float | None:
         if kind == K.CXX_BOOL_LITERAL_EXPR:
