@@ -75,6 +75,10 @@ class FunctionAnalysis:
     param_values: tuple[Value, ...]
     ret: Value = UNIFORM
     out_level: Level = Level.UNIFORM
+    # What the function stores in its own object's fields (`this::<field key>` -> the join
+    # of the values stored, made at least as varying as the control they are stored under):
+    # a constructor's body builds its object with them.
+    field_values: dict[str, Value] = field(default_factory=dict)
     sites: list[Site] = field(default_factory=list)
     values: dict[int, Value] = field(default_factory=dict)
     block_controllers: dict[int, tuple[Controller, ...]] = field(default_factory=dict)
@@ -435,6 +439,7 @@ class _FunctionAnalyzer:
         self.ret = UNIFORM
         self.returned = False
         self.out_level = Level.UNIFORM
+        self.field_values: dict[str, Value] = {}
         # Only the final pass records sites and values for the checks.
         self.recording = False
 
@@ -455,6 +460,7 @@ class _FunctionAnalyzer:
             self._transfer(b, self._entry_env(b, outs), controllers.get(b, ()))
         self.result.ret = self.ret
         self.result.out_level = self.out_level
+        self.result.field_values = self.field_values
         self.result.cond_levels = {b: v.level for b, v in self.cond_values.items()}
         self.result.shape = self.shape
         return self.result
@@ -930,8 +936,11 @@ class _FunctionAnalyzer:
                 value = self.env.get(own, UNIFORM).join(value)
                 value = replace(value, const=None, lane_linear=False, aligned=False, per_thread=None)
             self._define(own, t.spelling or "field", t.line, value, strong=True)
-            level, _ = self.ctrl_level()
+            level, origin = self.ctrl_level()
             self.out_level = max(self.out_level, value.level, level)
+            stored = self.env[own].at_least(level, origin)
+            earlier = self.field_values.get(own)
+            self.field_values[own] = stored if earlier is None else earlier.join(stored)
             return
         addr, var, mem = self._address(t)
         if var is not None:
@@ -1189,6 +1198,15 @@ class _FunctionAnalyzer:
             ret = sub.ret
             if ret.level > Level.UNIFORM and ret.origin is not None:
                 ret = replace(ret, origin=ret.origin.through(f"result of '{callee.name}'", node.line))
+            if node.decl is not None and node.decl.kind == "CONSTRUCTOR":
+                # The object built is what its initializers and its body store in its fields
+                # (one value for the whole object, as a method's stores make it).
+                built = join_all([*self._member_init_values(callee, args).values(),
+                                  *sub.field_values.values()])
+                if built.level > Level.UNIFORM:
+                    built = Value(built.level, origin=(built.origin or Origin(())).through(
+                        f"fields set by '{callee.name}'", node.line))
+                    ret = ret.join(built) if ret.level > Level.UNIFORM else built
             return ret
         if node.decl is not None and node.decl.kind == "CONSTRUCTOR" and len(arg_values) == 1:
             return arg_values[0]  # copies and conversions keep the value
@@ -1245,11 +1263,19 @@ class _FunctionAnalyzer:
         ctor = self.program.resolve_call(obj.decl)
         if ctor is None or not ctor.member_inits:
             return None
+        fields = self._member_init_values(ctor, call_args(obj))
+        return fields if any(v.level > Level.UNIFORM for v in fields.values()) else None
+
+    def _member_init_values(self, ctor: Function, args: list[Node]) -> dict[str, Value]:
+        """The values a constructor's member initializers give its fields (`this::<field
+        key>` -> value), its parameters bound to the call's arguments."""
+        if not ctor.member_inits:
+            return {}
         saved_env, saved_recording = self.env, self.recording
         self.env, self.recording = dict(self.env), False
         fields: dict[str, Value] = {}
         try:
-            for param, arg in zip(ctor.params, call_args(obj)):
+            for param, arg in zip(ctor.params, args):
                 self.env[param.key] = self.eval(arg)
             for field_key, init in ctor.member_inits.items():
                 value = self.eval(init)
@@ -1257,7 +1283,7 @@ class _FunctionAnalyzer:
                 fields["this::" + field_key] = value
         finally:
             self.env, self.recording = saved_env, saved_recording
-        return fields if any(v.level > Level.UNIFORM for v in fields.values()) else None
+        return fields
 
     def _with_default_arguments(self, args: list[Node], arg_values: list[Value],
                                 callee: Function) -> list[Value]:

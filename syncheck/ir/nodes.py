@@ -8,7 +8,7 @@ objects and everything after the front end works on those.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import clang.cindex as ci
 
@@ -302,16 +302,29 @@ def _parenthesized_callee(call: Node) -> Decl | None:
     return None
 
 
+def _takes_arguments(candidate: ci.Cursor, count: int) -> bool:
+    """Can the candidate be called with ``count`` arguments (its defaults filling the rest)?
+    A variadic candidate (a C varargs or a template parameter pack) is kept."""
+    params = [p for p in candidate.get_children() if p.kind == K.PARM_DECL]
+    if candidate.type.kind == ci.TypeKind.FUNCTIONPROTO and candidate.type.is_function_variadic():
+        return count >= len(params)
+    if any("..." in p.type.spelling for p in params):
+        return True
+    required = sum(1 for p in params if not any(c.kind.is_expression() for c in p.get_children()))
+    return required <= count <= len(params)
+
+
 def _matching_overloads(candidates: list[ci.Cursor], args: list[ci.Cursor]) -> list[ci.Cursor]:
-    """The candidates taking exactly these arguments' types (none when an argument's type
-    is dependent or unknown)."""
+    """The candidates whose parameter types are the arguments' where those are known in the
+    generic code (an argument of a dependent type matches any parameter): `pull(v, lane)`
+    with `T v` and `unsigned lane` picks pull(T, unsigned) over pull(T, const float *)."""
     arg_types = [_argument_type(a) for a in args]
-    if any(t is None for t in arg_types):
-        return []
     out = []
     for c in candidates:
         params = [p for p in c.get_children() if p.kind == K.PARM_DECL]
-        if len(params) == len(args) and [_plain_type(p.type) for p in params] == arg_types:
+        if len(params) < len(args):
+            continue
+        if all(t is None or _plain_type(p.type) == t for p, t in zip(params, arg_types)):
             out.append(c)
     return out
 
@@ -517,6 +530,10 @@ class Lowerer:
         elif kind == K.ASM_STMT:
             node.spelling, node.type = asm_text(cursor)
         node.children = [self.lower(c) for c in children]
+        if kind == K.VAR_DECL and children and node.children:
+            construction = self._dependent_construction(cursor, children[-1], node.children[-1])
+            if construction is not None:
+                node.children[-1] = construction
         if kind == K.VAR_DECL and node.children and node.children[-1].kind == "INIT_LIST_EXPR" \
                 and len(node.children[-1].children) == 1 and _scalar(cursor.type):
             # `auto const lane{threadIdx.x % 32}`: a braced scalar initializer is its one value
@@ -562,10 +579,14 @@ class Lowerer:
         return node
 
     def _dependent_callee(self, call: ci.Cursor) -> Decl | None:
-        """The function a dependent call in an uninstantiated template names: the one
-        candidate whose parameter types are the arguments' (`warp_sum<W>(float)` among its
-        int, float and half2 overloads), else the first (overloads share the name that rules
-        and summaries go by)."""
+        """The function a dependent call in an uninstantiated template names (an
+        instantiation's calls are resolved by clang). Among the overloads of the name: those
+        that take this many arguments, then those whose parameter types are the arguments'
+        types known here (`warp_sum<W>(float)` among its int, float and half2 overloads). One
+        left: that one. Several (an argument of a dependent type: `get(v, lane)` with `T v`
+        among get(float, unsigned) and get(double, unsigned)): the first declared of them,
+        a fixed choice; overloads of one name are mostly one operation for several types,
+        and rules and summaries go by the name they share."""
         children = list(call.get_children())
         stack = children[:1]
         for _ in range(4):
@@ -576,12 +597,59 @@ class Lowerer:
                 candidates = [c for c in clang_api.overloaded_decls(cur)
                               if c.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD)]
                 if len(candidates) > 1:
-                    matching = _matching_overloads(candidates, children[1:])
-                    if len(matching) == 1:
-                        return self.decl_of(matching[0])
+                    args = children[1:]
+                    candidates = [c for c in candidates if _takes_arguments(c, len(args))] or candidates
+                    candidates = _matching_overloads(candidates, args) or candidates
                 return self.decl_of(candidates[0]) if candidates else None
-            stack.extend(list(cur.get_children())[:1])
+            # the callee's name: past a written qualifier (`impl::get`, a NAMESPACE_REF or
+            # TYPE_REF first) to the overload set it names; a member call (`lanes.get(v, l)`)
+            # names its overload set after the object
+            inner = [c for c in cur.get_children() if c.kind not in _SKIPPED]
+            named = [c for c in inner if c.kind == K.OVERLOADED_DECL_REF]
+            stack.extend(named[:1] if cur.kind == K.MEMBER_REF_EXPR and named else inner[:1])
         return None
+
+    def _dependent_construction(self, variable: ci.Cursor, init: ci.Cursor, lowered: Node) -> Node | None:
+        """`impl::run_t run(idx)` in an uninstantiated template, an argument of a dependent
+        type: clang keeps the parenthesized arguments unresolved (an untyped unexposed
+        expression) and names no constructor. The call of the constructor the arguments
+        choose, as `_dependent_callee` chooses among overloads, with those arguments."""
+        if init.kind != K.UNEXPOSED_EXPR or init.type.kind != ci.TypeKind.INVALID:
+            return None
+        record_type = variable.type.get_canonical()
+        if record_type.kind != ci.TypeKind.RECORD:
+            return None
+        tokens = init.get_tokens()
+        first = next(iter(tokens), None)
+        if first is None or first.spelling != "(":
+            return None
+        record = record_type.get_declaration()
+        constructors = [c for c in record.get_children()
+                        if c.kind == K.CONSTRUCTOR or (c.kind == K.FUNCTION_TEMPLATE and c.spelling == record.spelling)]
+        args = [c for c in init.get_children() if c.kind not in _SKIPPED]
+        constructors = [c for c in constructors if _takes_arguments(c, len(args))]
+        constructors = _matching_overloads(constructors, args) or constructors
+        if not constructors:
+            return None
+        decl = self.decl_of(constructors[0])
+        if decl is None:
+            return None
+        call = Node(self._next_id, K.CALL_EXPR.name)
+        self._next_id += 1
+        call.spelling = record.spelling
+        call.type = variable.type.spelling
+        (call.line, call.col, call.start,
+         call.end_line, call.end_col, call.end) = clang_api.extent_numbers(init)
+        # a constructor template's generic body is the template's; calls treat it as the
+        # constructor it is
+        call.decl = replace(decl, kind="CONSTRUCTOR")
+        if len(args) == 1 and lowered.kind != "UNEXPOSED_EXPR":
+            call.children = [lowered]  # the lowering already stepped into the one argument
+        elif lowered.kind == "UNEXPOSED_EXPR" and len(lowered.children) == len(args):
+            call.children = lowered.children
+        else:
+            return None
+        return call
 
     def _literal_value(self, cursor: ci.Cursor, kind) -> int | float | None:
         if kind == K.CXX_BOOL_LITERAL_EXPR:
