@@ -1121,12 +1121,9 @@ class KernelAccesses:
         a constructor's `tally(unsigned& c) : count(c)`): node ids. Binding a reference is no
         access: what the function (or the object's methods) do through it is collected where
         it happens."""
-        call = node
-        if node.kind == "VAR_DECL":
-            inits = [c for c in node.children if c.kind == "CALL_EXPR"]
-            if not inits:
-                return set()
-            call = inits[-1]
+        call = _the_call(node)
+        if call is None:
+            return set()
         callee = self.program.resolve_call(call.decl) if call.decl is not None else None
         if callee is None or callee.body is None or callee.is_lambda:
             return set()
@@ -1283,15 +1280,20 @@ _PLACEHOLDER_IDS = iter(range(-1, -(1 << 62), -1))
 _CUB_CLASS_TYPE = re.compile(r"^cub::(?:\w+::)*Block\w+<")
 
 
+def _the_call(node: Node) -> Node | None:
+    """The call itself, or the constructor call that initializes a declared variable."""
+    if node.kind != "VAR_DECL":
+        return node
+    inits = [c for c in node.children if c.kind == "CALL_EXPR"]
+    return inits[-1] if inits else None
+
+
 def _cub_storage_arguments(node: Node) -> set[int]:
     """Arguments a CUB class's constructor binds to a reference (`BlockReduce<T, N>(temp)`,
     `BlockScan<T, N> scan(temp);`): node ids of those bound to `&` parameters."""
-    call = node
-    if node.kind == "VAR_DECL":
-        inits = [c for c in node.children if c.kind == "CALL_EXPR"]
-        if not inits:
-            return set()
-        call = inits[-1]
+    call = _the_call(node)
+    if call is None:
+        return set()
     decl = call.decl
     if decl is None and call.kind == "CALL_EXPR" and _CUB_CLASS_TYPE.match(call.type):
         # Built in template code (`BR(tmp)`), the constructor unknown: CUB's block classes
