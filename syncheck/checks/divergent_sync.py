@@ -130,21 +130,58 @@ class PartialReachCheck(Check):
 
 
 def exits_kernel_only(reach: PartialReach) -> bool:
-    """Do the threads that miss the primitive miss it only by returning from the kernel
-    (`if (i >= n) return;` before a barrier)? Exited threads do not hold a barrier up."""
-    if reach.anchor_function.kind != "kernel" or not reach.causes:
+    """Do the threads that miss the primitive miss it only by returning from the kernel?
+    Either they return before it (`if (i >= n) return;` before a barrier), or the primitive
+    sits in the arm of an `if` that ends the kernel (`if (i < n) { ... __syncthreads(); ... }`
+    with nothing after it): the two spellings do the same. Exited threads do not hold a
+    barrier up."""
+    fn = reach.anchor_function
+    if fn.kind != "kernel" or fn.body_node is None or not reach.causes:
         return False
     for cause in reach.causes:
         stmt = cause.stmt
-        if cause.kind != "if" or stmt is None or stmt.kind != "IF_STMT" or cause.polarity is None \
-                or _inside(stmt, reach.anchor):
+        if cause.kind != "if" or stmt is None or stmt.kind != "IF_STMT" or cause.polarity is None:
             return False
-        arm = stmt.child_by_role("then" if cause.polarity is False else "else")
-        if arm is not None and arm.kind == "COMPOUND_STMT" and arm.children:
-            arm = arm.children[-1]
-        if arm is None or arm.kind != "RETURN_STMT":
+        missed = stmt.child_by_role("then" if cause.polarity is False else "else")
+        if _inside(stmt, reach.anchor):
+            if not (_does_nothing(missed) and _ends_kernel(fn.body_node, stmt)):
+                return False
+        elif not _returns(missed):
             return False
     return True
+
+
+def _returns(arm) -> bool:
+    if arm is not None and arm.kind == "COMPOUND_STMT" and arm.children:
+        arm = arm.children[-1]
+    return arm is not None and arm.kind == "RETURN_STMT"
+
+
+def _does_nothing(arm) -> bool:
+    """An absent or empty arm, or one that only returns."""
+    if arm is None or arm.kind == "NULL_STMT":
+        return True
+    if arm.kind == "COMPOUND_STMT":
+        return all(_does_nothing(c) for c in arm.children)
+    return arm.kind == "RETURN_STMT" and not arm.children
+
+
+def _ends_kernel(body, stmt) -> bool:
+    """Is nothing run after stmt in the kernel body (it is last in each enclosing block,
+    through `if` arms only: a loop around it would run it again)?"""
+    if body is stmt:
+        return True
+    if not _inside(body, stmt):
+        return False
+    if body.kind == "COMPOUND_STMT":
+        for i, child in enumerate(body.children):
+            if _inside(child, stmt):
+                return all(_does_nothing(c) for c in body.children[i + 1:]) and _ends_kernel(child, stmt)
+        return False
+    if body.kind == "IF_STMT":
+        return any(arm is not None and _inside(arm, stmt) and _ends_kernel(arm, stmt)
+                   for arm in (body.child_by_role("then"), body.child_by_role("else")))
+    return False
 
 
 def _cause_key(reach: PartialReach) -> tuple:

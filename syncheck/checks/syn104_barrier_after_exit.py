@@ -21,7 +21,7 @@ class BarrierAfterExit(PartialReachCheck):
         return exits_kernel_only(reach)
 
     def explain(self, ctx, reach):
-        return (f"{subject(reach)} is reached after some threads of the block have returned "
-                f"from the kernel: {describe_cause(ctx, reach)}; the barrier then waits only for "
+        return (f"{subject(reach)} is reached only by threads that stay in the kernel; the others "
+                f"leave it first: {describe_cause(ctx, reach)}; the barrier then waits only for "
                 f"the threads still running (defined since Volta), but those that left skip all "
                 f"later work")
