@@ -164,6 +164,56 @@ def _at_start(target_offsets: list[Offset], pointer: Node, scope: "Scope") -> li
     return target_offsets or [Offset(_ZERO, scope, 1, element_unit(pointer))]
 
 
+def call_bindings(program: Program, call: Node, callee: Function, args: list[Node], scope: Scope,
+              field_keys: set[str]) -> dict:
+    """What the callee's names stand for: its parameters bound to the arguments, and for a
+    method, the object's fields bound to what its constructor stored in them (a cub-style
+    `BlockSum(temp).sum(x)` keeps a reference to the shared TempStorage). ``field_keys``
+    collects the fields bound so far in this chain of calls (read and added to)."""
+    bindings = {p.key: (a, scope) for p, a in bound_arguments(callee.params, args)}
+    bindings.update(template_bindings(call, callee, scope))
+    callee_node = call.children[0] if call.children else None
+    member = _strip(callee_node) if callee_node is not None else None
+    if member is not None and member.kind == "MEMBER_REF_EXPR":
+        # no object written (`step()` inside a method) is `this`
+        obj = _strip(member.children[0]) if member.children else None
+    else:
+        obj = member_object(call)  # `each(f)`: an operator method of the object `each`
+        if obj is None:
+            # a free function (or a functor the template left unresolved): the fields of
+            # the object the caller runs on stay bound for what it calls back
+            bindings.update({k: v for k, v in scope.bindings.items() if k in field_keys})
+            return bindings
+        obj = _strip(obj)
+    if obj is None or obj.kind == "CXX_THIS_EXPR":
+        # A call on the same object: the fields keep their bindings.
+        bindings.update({k: v for k, v in scope.bindings.items() if k in field_keys})
+        return bindings
+    fields = constructed_fields(program, obj, scope)
+    bindings.update(fields)
+    field_keys.update(fields)
+    return bindings
+
+
+def constructed_fields(program: Program, obj: Node | None, scope: Scope) -> dict:
+    """The fields of an object built by a constructor call (directly or through a local
+    defined once), each bound to what the constructor's member initializer stored."""
+    while obj is not None and obj.kind in ("CXX_FUNCTIONAL_CAST_EXPR", "MATERIALIZE_TEMPORARY_EXPR") \
+            and obj.children:
+        obj = _strip(obj.children[-1])
+    if obj is not None and obj.kind == "DECL_REF_EXPR" and obj.decl is not None:
+        init = scope.single_defs.get(obj.decl.key)
+        obj = _strip(init) if init is not None else None
+    if obj is None or obj.kind != "CALL_EXPR" or obj.decl is None or obj.decl.kind != "CONSTRUCTOR":
+        return {}
+    ctor = program.resolve_call(obj.decl)
+    if ctor is None or not ctor.member_inits:
+        return {}
+    ctor_args = call_args(obj)
+    ctor_scope = Scope(scope.analysis, {p.key: (a, scope) for p, a in zip(ctor.params, ctor_args)})
+    return {field_key: (init, ctor_scope) for field_key, init in ctor.member_inits.items()}
+
+
 def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> Scope:
     """Where a function's names resolve for the symbolic encoder, in one calling context."""
     single, multi, init = _definitions(fn)
@@ -755,50 +805,10 @@ class KernelAccesses:
             object_in_shared=call.id in scope.analysis.shared_object_calls)
 
     def _call_bindings(self, call: Node, callee: Function, args: list[Node], scope: Scope) -> dict:
-        """What the callee's names stand for: its parameters bound to the arguments, and for a
-        method, the object's fields bound to what its constructor stored in them (a cub-style
-        `BlockSum(temp).sum(x)` keeps a reference to the shared TempStorage)."""
-        bindings = {p.key: (a, scope) for p, a in bound_arguments(callee.params, args)}
-        bindings.update(template_bindings(call, callee, scope))
-        callee_node = call.children[0] if call.children else None
-        member = _strip(callee_node) if callee_node is not None else None
-        if member is not None and member.kind == "MEMBER_REF_EXPR":
-            # no object written (`step()` inside a method) is `this`
-            obj = _strip(member.children[0]) if member.children else None
-        else:
-            obj = member_object(call)  # `each(f)`: an operator method of the object `each`
-            if obj is None:
-                # a free function (or a functor the template left unresolved): the fields of
-                # the object the caller runs on stay bound for what it calls back
-                bindings.update({k: v for k, v in scope.bindings.items() if k in self._field_keys})
-                return bindings
-            obj = _strip(obj)
-        if obj is None or obj.kind == "CXX_THIS_EXPR":
-            # A call on the same object: the fields keep their bindings.
-            bindings.update({k: v for k, v in scope.bindings.items() if k in self._field_keys})
-            return bindings
-        fields = self._constructed_fields(obj, scope)
-        bindings.update(fields)
-        self._field_keys.update(fields)
-        return bindings
+        return call_bindings(self.program, call, callee, args, scope, self._field_keys)
 
     def _constructed_fields(self, obj: Node | None, scope: Scope) -> dict:
-        """The fields of an object built by a constructor call (directly or through a local
-        defined once), each bound to what the constructor's member initializer stored."""
-        while obj is not None and obj.kind in ("CXX_FUNCTIONAL_CAST_EXPR", "MATERIALIZE_TEMPORARY_EXPR") \
-                and obj.children:
-            obj = _strip(obj.children[-1])
-        if obj is not None and obj.kind == "DECL_REF_EXPR" and obj.decl is not None:
-            init = scope.single_defs.get(obj.decl.key)
-            obj = _strip(init) if init is not None else None
-        if obj is None or obj.kind != "CALL_EXPR" or obj.decl is None or obj.decl.kind != "CONSTRUCTOR":
-            return {}
-        ctor = self.program.resolve_call(obj.decl)
-        if ctor is None or not ctor.member_inits:
-            return {}
-        ctor_args = call_args(obj)
-        ctor_scope = Scope(scope.analysis, {p.key: (a, scope) for p, a in zip(ctor.params, ctor_args)})
-        return {field_key: (init, ctor_scope) for field_key, init in ctor.member_inits.items()}
+        return constructed_fields(self.program, obj, scope)
 
     def _field_binding(self, node: Node, scope: Scope):
         """(expression, scope) a field names in this calling context: `data` or `this->data`

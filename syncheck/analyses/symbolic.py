@@ -664,13 +664,26 @@ class Encoder:
         try:
             self.facts.append(own_bit == self.cond(args[1], scope, depth + 1))
         except NotEncodable:
-            pass  # decided by data: either way
+            # decided by data: either way, but as the same test decides elsewhere
+            named = self.named_decision(args[1], scope)
+            if named is not None:
+                self.facts.append(own_bit == named)
         try:
             mask = self.expr(args[0], scope, depth + 1)
             self.facts.append(z3.Implies(z3.LShR(mask, lane) & 1 == 0, z3.Not(own_bit)))
         except NotEncodable:
             pass
         return word
+
+    def named_decision(self, node: Node, scope: Scope):
+        """A decision the encoder cannot read, when it is a local defined once (`bool p =
+        flags[w] > 0;`): one unknown truth value of this thread, the same wherever the local is
+        tested in this scope (`__ballot_sync(m, p)` and `if (p)`). None for anything else."""
+        n = _strip(node)
+        if n.kind != "DECL_REF_EXPR" or n.decl is None or n.decl.key not in scope.single_defs \
+                or n.decl.key in scope.multi_defs:
+            return None
+        return self.z3.Bool(f"decision {n.decl.key} {id(scope)}#{self.t}")
 
     def _warp_word(self, name: str):
         """A 32-bit word the lanes of a warp share (a vote, the set of active lanes). Where
@@ -1105,12 +1118,13 @@ def _step_toward_bound(induction, counter: Node) -> int:
 
 def context_scopes(service: UniformityService, root: Function, frames) -> list:
     """One encoder scope per frame of a call chain, parameters bound to the callers' arguments."""
-    from syncheck.analyses.shared_memory import function_scope
+    from syncheck.analyses.shared_memory import call_bindings, function_scope
     scopes = [function_scope(root, service.analyze(root), {})]
+    field_keys: set[str] = set()
     for frame in frames:
         callee = frame.analysis.function
-        bindings = {p.key: (a, scopes[-1]) for p, a in zip(callee.params, frame.site.args)}
-        bindings.update(template_bindings(frame.site.node, callee, scopes[-1]))
+        # parameters, template arguments, and a method's fields as its object's constructor set them
+        bindings = call_bindings(service.program, frame.site.node, callee, frame.site.args, scopes[-1], field_keys)
         scopes.append(function_scope(callee, frame.analysis, bindings))
     return scopes
 
@@ -1243,11 +1257,15 @@ def lane_outside_mask(program: Program, service: UniformityService, root: Functi
             try:
                 g = enc.cond(c.cond, scopes[depth])
             except NotEncodable:
-                if c.level <= Level.WARP:
-                    # the whole warp decides alike (`if (__all_sync(FULL, k == next))`): some
-                    # warp takes this side, with every lane; which lanes call is not in it
+                if c.level > Level.WARP:
+                    return None
+                # the whole warp decides alike: as a vote of the same local decides
+                # (`m = __ballot_sync(FULL, p); if (p) __syncwarp(m);`), or unrelated to the
+                # mask (`if (__all_sync(FULL, k == next))`): some warp takes this side, with
+                # every lane; which lanes call is not in it
+                g = enc.named_decision(c.cond, scopes[depth])
+                if g is None:
                     continue
-                return None
             guards.append(g if c.polarity else z3.Not(g))
     except NotEncodable:
         return None

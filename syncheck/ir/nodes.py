@@ -481,6 +481,13 @@ class Lowerer:
         return None
 
     # -- expressions and statements --
+    def _implicit_this(self, member: Node) -> Node:
+        this = Node(self._next_id, "CXX_THIS_EXPR")
+        self._next_id += 1
+        (this.line, this.col, this.start, this.end_line, this.end_col, this.end) = \
+            (member.line, member.col, member.start, member.line, member.col, member.start)
+        return this
+
     def lower(self, cursor: ci.Cursor) -> Node:
         kind = cursor.kind
         children = [c for c in cursor.get_children() if c.kind not in _SKIPPED]
@@ -530,6 +537,10 @@ class Lowerer:
         elif kind == K.ASM_STMT:
             node.spelling, node.type = asm_text(cursor)
         node.children = [self.lower(c) for c in children]
+        if kind == K.MEMBER_REF_EXPR and children and clang_api.extent_numbers(children[0])[2] > node.start:
+            # `Reduce<true>(v)` inside a method: libclang leaves the implicit `this` out and
+            # shows the template arguments, which follow the name; the object is `this`.
+            node.children.insert(0, self._implicit_this(node))
         if kind == K.VAR_DECL and children and node.children:
             construction = self._dependent_construction(cursor, children[-1], node.children[-1])
             if construction is not None:
