@@ -598,8 +598,11 @@ def _layout_facts(enc: Encoder, acc: Access) -> list:
             term = _index_term(enc, acc, o.node, o.scope, len(acc.indices) + k, o)
         except NotEncodable:
             continue
-        if not _nonlinear(z3, term):  # a product of two unknowns costs the solver too much
-            facts.append(term >= 0)
+        facts.append(term >= 0)
+        if _nonlinear(z3, term):
+            # the factors of a size that is a product are sizes too (`&s_a[n * width]`):
+            # none is negative (the solver then need not try products that wrap around)
+            facts.extend(f >= 0 for f in _product_factors(z3, term))
     for node, scope in acc.indices[-1:]:
         row = _row_and_column(node)
         if row is None:
@@ -615,6 +618,20 @@ def _layout_facts(enc: Encoder, acc: Access) -> list:
         width = terms[thread.index(False)]
         facts.append(width > column)
     return facts
+
+
+def _product_factors(z3, term) -> list:
+    """The factors that are not constants of the products of unknowns in a term."""
+    seen, work, factors = set(), [z3.simplify(term)], []
+    while work:
+        t = work.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_app_of(t, z3.Z3_OP_BMUL):
+            factors.extend(c for c in t.children() if not z3.is_bv_value(c) and not z3.is_app_of(c, z3.Z3_OP_BMUL))
+        work.extend(t.children())
+    return factors
 
 
 def _nonlinear(z3, term) -> bool:
@@ -650,12 +667,14 @@ def _row_and_column(node: Node) -> tuple[tuple[Node, Node], int] | None:
 
 
 def _guards_name(acc: Access, expression: Node) -> bool:
-    """Does one of the access's guards relate its index to the expression (name a variable
-    of each: `if (t <= n) s_a[t]`)? A loop's test on the size alone (`k < n` around
-    `s_a[t - 1]`) bounds the counter, not the index."""
+    """Does one of the access's guards relate its index to the expression (name every
+    variable of the size and one of the index: `if (t <= n) s_a[t]`)? A loop's test on the
+    size alone (`k < n` around `s_a[t - 1]`) bounds the counter, not the index; nor does a
+    test on one factor of a size that is a product (`i < width` around `s_a[t * width + i]`
+    in a part of n * width values: it bounds the column within a row)."""
     names = _names(expression)
     index = _names(acc.indices[0][0]) if acc.indices else set()
-    return any(_names(g.cond) & names and _names(g.cond) & index for g in acc.guards)
+    return any(names <= _names(g.cond) and _names(g.cond) & index for g in acc.guards)
 
 
 def _names(node: Node) -> set[str]:
