@@ -110,6 +110,11 @@ class Value:
     # A pointer into __shared__ memory: what a thread stores through it is the block's, not
     # the thread's own (after a barrier every thread reads the same cell).
     block_shared: bool = False
+    # For a group handle made by splitting a tile by a value (cg::binary_partition,
+    # labeled_partition): the threads of one tile that share the value form one group, so
+    # what its members agree on (a vote) is the same over any threads that share the value
+    # within one tile: the coarser of the value's level and the tile's.
+    members_level: Level | None = None
 
     def thread_affine(self) -> tuple[tuple[int, int, int], Level] | None:
         if self.affine is not None:
@@ -140,6 +145,8 @@ class Value:
             lane_only=level > Level.BLOCK and self.lane_like and other.lane_like,
             warp_linear=self.warp_linear and other.warp_linear,
             block_shared=self.block_shared and other.block_shared,
+            members_level=None if self.members_level is None or other.members_level is None
+            else Level(max(self.members_level, other.members_level)),
         )
 
     @property

@@ -118,6 +118,8 @@ def classify(call: Node) -> Primitive | None:
         return Primitive(name, QUERY, result=Level.THREAD)
     if name in ("this_thread_block", "this_grid", "coalesced_threads", "tiled_partition"):
         return Primitive(name, GROUP_HANDLE, result=Level.UNIFORM)
+    if name in ("binary_partition", "labeled_partition") and _is_cg(call):
+        return Primitive(name, GROUP_HANDLE, result=Level.UNIFORM)
     args = call_args(call)
     if name in ("sync", "thread_rank", "group_size") and _is_cg(call) and args:
         return _classify_group_call(call, name, args[0], free=True)

@@ -1346,6 +1346,17 @@ class _FunctionAnalyzer:
         out = join_all(inputs) if inputs else UNIFORM
         return Value(out.level, origin=out.origin, lane_only=out.lane_only)
 
+    def _partition_members_level(self, args: list[Node], arg_values: list[Value]) -> Level | None:
+        """What the members of `cg::binary_partition(tile, value)` share: the value, within
+        one tile (of known size, at most a warp). None when the tile is not known."""
+        if len(args) < 2 or len(arg_values) < 2:
+            return None
+        kind, size = group_kind(args[0].type)
+        size = size or arg_values[0].group_size
+        if kind != "tile" or size is None or size > 32:
+            return None
+        return Level(max(arg_values[1].level, group_level(size)))
+
     def _taint_out_args(self, args: list[Node], value: Value, callee: Function | None) -> None:
         for i, a in enumerate(args):
             target = None
@@ -1362,10 +1373,18 @@ class _FunctionAnalyzer:
                           arg_values: list[Value]) -> Value:
         origin = Origin(((f"result of {prim.name}", node.line),))
         if prim.category == P.GROUP_HANDLE:
+            if prim.name in ("binary_partition", "labeled_partition"):
+                return Value(members_level=self._partition_members_level(args, arg_values))
             size = group_kind(node.type)[1]
             if size is None and len(arg_values) >= 2 and isinstance(arg_values[1].const, int):
                 size = arg_values[1].const
             return Value(group_size=size)
+        if prim.category == P.TILE_COLLECTIVE and prim.scope == "coalesced" and prim.result == Level.THREAD \
+                and prim.combines and prim.group is not None:
+            group = self.eval(prim.group)
+            if group is not None and group.members_level is not None:
+                # a vote of a partition's group: the same for all its members
+                return Value(group.members_level, origin=origin if group.members_level > Level.UNIFORM else None)
         if prim.returns_lane:
             return Value(Level.THREAD, lane_only=True, origin=origin)
         if prim.returns_lane_linear:
