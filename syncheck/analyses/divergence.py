@@ -42,17 +42,28 @@ _GROUP = {Level.BLOCK: 1024, Level.WARPGROUP: 128, Level.WARP: 32, Level.TILE16:
 
 
 def _proven_same(service: UniformityService, root, frames, depth: int, controller: Controller,
-                 allowed: Level, proofs: dict) -> bool:
-    """Taint says the decision varies within the group; try to prove it does not."""
+                 allowed: Level, proofs: dict, site: Site) -> bool:
+    """Taint says the decision varies within the group; try to prove it does not, where the
+    primitive runs: under the compile-time decisions around it (`if constexpr (CG == 1)`)."""
     if controller.kind not in ("if", "loop") or allowed not in _GROUP:
         return False
     context = tuple(f.site.node.id for f in frames[:depth])
-    key = (root.key, context, controller.cond.id, allowed)
+    fixed = tuple((d, c.cond, c.polarity) for d, c in effective_controllers(site, frames)
+                  if d <= depth and c.polarity is not None and _compile_time(c.cond))
+    key = (root.key, context, controller.cond.id, allowed, tuple((d, n.id, p) for d, n, p in fixed))
     if key not in proofs:
         from syncheck.analyses.symbolic import same_for_every_thread
         proofs[key] = same_for_every_thread(service.program, service, root, frames[:depth], depth,
-                                            controller.cond, _GROUP[allowed])
+                                            controller.cond, _GROUP[allowed], fixed)
     return proofs[key]
+
+
+def _compile_time(cond: Node) -> bool:
+    """A decision on template arguments and constants alone: fixed in each instantiation, so
+    code under it runs only in instantiations where it holds."""
+    refs = [n for n in cond.walk() if n.kind in ("DECL_REF_EXPR", "CALL_EXPR", "MEMBER_REF_EXPR")]
+    return bool(refs) and all(n.kind == "DECL_REF_EXPR" and n.decl is not None
+                              and n.decl.storage in ("template", "enum") for n in refs)
 
 
 def partial_reaches(service: UniformityService,
@@ -67,7 +78,7 @@ def partial_reaches(service: UniformityService,
             if allowed is None:
                 continue
             violating = [(d, c) for d, c in effective_controllers(site, frames) if c.level > allowed
-                         and not _proven_same(service, root, frames, d, c, allowed, proofs)]
+                         and not _proven_same(service, root, frames, d, c, allowed, proofs, site)]
             if not violating:
                 continue
             # Reported where the innermost divergent decision is: fixing a caller's

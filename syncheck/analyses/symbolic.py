@@ -1130,12 +1130,14 @@ def context_scopes(service: UniformityService, root: Function, frames) -> list:
 
 
 def same_for_every_thread(program: Program, service: UniformityService, root: Function, frames,
-                          depth: int, cond: Node, group: int) -> bool:
+                          depth: int, cond: Node, group: int, assumed: tuple = ()) -> bool:
     """Proof that a decision the taint analysis calls thread-dependent comes out the same for
     any two threads of one group of ``group`` threads (a block: 1024), over every block shape
     the kernel admits (or the one its launches use), the launch relations and, in loops, at
     the same iteration: `for (t = base + tid; t < end + tid; t += C)` or a bound rounded up
-    to the block size. False when unproven (undecided within the budget included)."""
+    to the block size. ``assumed``: (depth, condition, polarity) of compile-time decisions
+    that hold where the decision matters. False when unproven (undecided within the budget
+    included)."""
     z3 = z3_module()
     scopes = context_scopes(service, root, frames)
     shape = service.shape_of(root).block_dim
@@ -1186,6 +1188,13 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
                 solver.add(term if holds else z3.Not(term))
         except NotEncodable:
             pass  # a promise the encoder cannot read only weakens the proof
+    for at, fact, holds in assumed:
+        try:
+            for enc in (e1, e2):
+                term = enc.cond(fact, scopes[at])
+                solver.add(term if holds else z3.Not(term))
+        except NotEncodable:
+            pass  # only weakens the proof
     if group < 1024:
         solver.add(e1.linear() / group == e2.linear() / group)
     solver.add(c1 != c2)

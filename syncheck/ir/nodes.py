@@ -129,7 +129,7 @@ class Node:
 
 
 # Expression wrappers that keep a value (and a pointer's target) as it is.
-VALUE_WRAPPERS = ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR")
+VALUE_WRAPPERS = ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR")
 POINTER_WRAPPERS = VALUE_WRAPPERS + ("CXX_REINTERPRET_CAST_EXPR", "CXX_CONST_CAST_EXPR")
 
 
@@ -498,7 +498,8 @@ class Lowerer:
     def lower(self, cursor: ci.Cursor) -> Node:
         kind = cursor.kind
         children = [c for c in cursor.get_children() if c.kind not in _SKIPPED]
-        while kind in _TRANSPARENT and len(children) == 1:
+        while len(children) == 1 and (kind in _TRANSPARENT or kind == K.INIT_LIST_EXPR and _scalar(cursor.type)):
+            # (a braced list of one value of a scalar type, `index_type{threadIdx.x}`, is that value)
             cursor = children[0]
             kind = cursor.kind
             children = [c for c in cursor.get_children() if c.kind not in _SKIPPED]
