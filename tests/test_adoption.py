@@ -23,6 +23,7 @@ WARNING_ONLY = """__global__ void k(float* a) {
 NEEDS_INCLUDE = """#include "defs.h"
 __global__ void k(float* a, int n) {
     if (GUARD(threadIdx.x)) __syncthreads();
+    a[threadIdx.x] = 0.0f;
 }
 """
 

@@ -145,6 +145,7 @@ def test_a_bool_template_argument_is_named_true_or_false(cli, tmp_path):
         "__global__ void k(float* v) {\n"
         "  if (threadIdx.x) f<3, true>(v);\n"
         "  if (threadIdx.y) f<4, false>(v);\n"
+        "  v[1] = 0;\n"
         "}\n")
     found = json.loads(cli("--format", "json", src).stdout)["findings"]
     messages = sorted(f["message"] for f in found)
