@@ -119,8 +119,8 @@ def test_cache_and_jobs_give_identical_output(tmp_path):
 
 def test_cache_notices_a_changed_header(tmp_path):
     (tmp_path / "helper.cuh").write_text("__device__ void helper() { }\n")
-    (tmp_path / "k.cu").write_text('#include "helper.cuh"\n__global__ void k(int n) {\n'
-                                   "  if (threadIdx.x < n) helper();\n}\n")
+    (tmp_path / "k.cu").write_text('#include "helper.cuh"\n__global__ void k(int n, int* out) {\n'
+                                   "  if (threadIdx.x < n) helper();\n  out[threadIdx.x] = n;\n}\n")
     assert run_cli("k.cu", cwd=tmp_path).returncode == 0
     (tmp_path / "helper.cuh").write_text("__device__ void helper() { __syncthreads(); }\n")
     assert run_cli("k.cu", cwd=tmp_path).returncode == 1

@@ -20,6 +20,7 @@ BUGGY = """__global__ void k(float* a, int n) {
         a[i] = 1.0f;
         __syncthreads();
     }
+    if (i < n) a[i] *= 2.0f;   // the threads past n are still running here
 }
 """
 FIXED = BUGGY.replace("    if (i < n) {\n        a[i] = 1.0f;\n        __syncthreads();\n    }\n",
@@ -80,6 +81,7 @@ def test_lsp_publishes_diagnostics_and_offers_a_suppression(tmp_path):
 NEEDS_INCLUDE = """#include "defs.h"
 __global__ void k(float* a, int n) {
     if (GUARD(threadIdx.x)) __syncthreads();
+    a[threadIdx.x] = 0.0f;
 }
 """
 LEGACY = """__global__ void k(float* a) {

@@ -193,6 +193,7 @@ __global__ void exchange_tiles(float* out, int n) {
     if (threadIdx.x < n) {
         out[threadIdx.x] = exchange_with_neighbour(tile, out[threadIdx.x]);
     }
+    out[n] = 0.0f;
 }
 """
 
