@@ -620,32 +620,28 @@ def _layout_facts(enc: Encoder, acc: Access) -> list:
     return facts
 
 
-def _product_factors(z3, term) -> list:
-    """The factors that are not constants of the products of unknowns in a term."""
-    seen, work, factors = set(), [z3.simplify(term)], []
-    while work:
-        t = work.pop()
-        if t.get_id() in seen:
-            continue
-        seen.add(t.get_id())
-        if z3.is_app_of(t, z3.Z3_OP_BMUL):
-            factors.extend(c for c in t.children() if not z3.is_bv_value(c) and not z3.is_app_of(c, z3.Z3_OP_BMUL))
-        work.extend(t.children())
-    return factors
-
-
-def _nonlinear(z3, term) -> bool:
-    """Does the term multiply two values neither of which is a constant?"""
+def _products(z3, term):
+    """The multiplications in a term (each once)."""
     seen, work = set(), [z3.simplify(term)]
     while work:
         t = work.pop()
         if t.get_id() in seen:
             continue
         seen.add(t.get_id())
-        if z3.is_app_of(t, z3.Z3_OP_BMUL) and sum(not z3.is_bv_value(c) for c in t.children()) > 1:
-            return True
+        if z3.is_app_of(t, z3.Z3_OP_BMUL):
+            yield t
         work.extend(t.children())
-    return False
+
+
+def _product_factors(z3, term) -> list:
+    """The factors that are not constants of the products of unknowns in a term."""
+    return [c for t in _products(z3, term) for c in t.children()
+            if not z3.is_bv_value(c) and not z3.is_app_of(c, z3.Z3_OP_BMUL)]
+
+
+def _nonlinear(z3, term) -> bool:
+    """Does the term multiply two values neither of which is a constant?"""
+    return any(sum(not z3.is_bv_value(c) for c in t.children()) > 1 for t in _products(z3, term))
 
 
 def _row_and_column(node: Node) -> tuple[tuple[Node, Node], int] | None:

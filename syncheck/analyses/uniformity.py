@@ -1169,8 +1169,8 @@ class _FunctionAnalyzer:
         on_shared = callee is not None and not callee.is_lambda and self._object_in_shared(node, obj_node)
         if on_shared:
             self.result.shared_object_calls.add(node.id)
+        group_value = obj if obj is not None else (arg_values[0] if arg_values else None)
         if prim is not None and prim.tile_size is None and prim.scope == "tile":
-            group_value = obj if obj is not None else (arg_values[0] if arg_values else None)
             if group_value is not None and group_value.group_size:
                 prim = replace(prim, tile_size=group_value.group_size)
         if prim is not None or (callee is not None and callee.body is not None):
@@ -1183,7 +1183,7 @@ class _FunctionAnalyzer:
                 elif fields:
                     self.result.call_envs[node.id] = fields
         if prim is not None:
-            return self._primitive_result(node, prim, args, arg_values)
+            return self._primitive_result(node, prim, args, arg_values, group_value)
         if callee is not None and callee.body is not None:
             params = tuple(arg_values[:len(callee.params)]) + tuple(
                 UNIFORM for _ in callee.params[len(arg_values):])
@@ -1370,7 +1370,8 @@ class _FunctionAnalyzer:
                 self._assign(target, value, compound=True)
 
     def _primitive_result(self, node: Node, prim: P.Primitive, args: list[Node],
-                          arg_values: list[Value]) -> Value:
+                          arg_values: list[Value], group: Value | None = None) -> Value:
+        """``group``: the value of the group a collective runs on (its object or first argument)."""
         origin = Origin(((f"result of {prim.name}", node.line),))
         if prim.category == P.GROUP_HANDLE:
             if prim.name in ("binary_partition", "labeled_partition"):
@@ -1381,7 +1382,6 @@ class _FunctionAnalyzer:
             return Value(group_size=size)
         if prim.category == P.TILE_COLLECTIVE and prim.scope == "coalesced" and prim.result == Level.THREAD \
                 and prim.combines and prim.group is not None:
-            group = self.eval(prim.group)
             if group is not None and group.members_level is not None:
                 # a vote of a partition's group: the same for all its members
                 return Value(group.members_level, origin=origin if group.members_level > Level.UNIFORM else None)
