@@ -436,6 +436,12 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     if a is b and a.write and not a.read and a.value_level <= Level.BLOCK:
         count_decision("fast: one block-uniform value stored")
         return None  # every thread stores the same block-uniform value: benign
+    if a is b and a.write and e1.input_tests and e2.input_tests:
+        # One store made by the threads the input selects (`if (col == row) s_diag[w] = v;`,
+        # the lane holding the diagonal): two writers need an input with two matches, which
+        # the author rules out and nothing in the code states. Not judged.
+        count_decision("fast: store by the input-selected thread")
+        return None
     for enc in (e1, e2):
         tx, ty, tz = enc.tid
         solver.add(tx >= 0, tx < bx, ty >= 0, ty < by, tz >= 0, tz < bz)
@@ -483,9 +489,10 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         solver.add(*_layout_facts(enc, acc))
     for enc, acc in ((e1, a), (e2, b)):
         if acc.carve_extent is not None and not _guards_name(acc, acc.carve_extent[0]):
+            count, count_scope, unknown = acc.carve_extent
             try:
                 first = _index_term(enc, acc, acc.indices[0][0], acc.indices[0][1], 0)
-                end = enc.expr(*acc.carve_extent)
+                end = _carve_end(enc, count, count_scope, unknown)
             except NotEncodable:
                 continue
             if not enc.exact(end):
@@ -883,6 +890,18 @@ def _indices(enc: Encoder, acc: Access, bits: int | None = None):
         else:
             out = [offset]  # *p or *(p + n): one element past the pointer's target
     return out
+
+
+def _carve_end(enc: Encoder, count: Node, scope, unknown: str | None):
+    """Where a carved part ends, in its elements: the count the next part starts at (`&s_a[n]`);
+    a count the encoder cannot read (`*limit`, loaded from memory) is the same unknown the
+    next part's offset is (see _index_term), so the part ends where the next begins."""
+    try:
+        return enc.expr(count, scope)
+    except NotEncodable:
+        if unknown is None or unknown in enc.varying:
+            raise
+        return enc.sym(f"{unknown}+{count.id}", per_thread=False)
 
 
 def _index_term(enc: Encoder, acc: Access, node: Node, scope, position: int, offset: Offset | None = None):

@@ -66,7 +66,9 @@ class Scope:
     phases: dict[str, list["Induction"]] = field(default_factory=dict)
     # A pointer into a shared buffer that the next one is carved from (`s_b = s_a + n`):
     # pointer -> (the elements up to the next carve, the scope it reads in)
-    carve_extents: dict[str, tuple[Node, "Scope"]] = field(default_factory=dict)
+    # pointer -> (the element count where the next part is carved from it, its scope, the
+    # name of the offset's shared unknown when the count cannot be encoded, or None)
+    carve_extents: dict[str, tuple[Node, "Scope", str | None]] = field(default_factory=dict)
     # A barrier-free callee inlined at its call: its loops run freely, so its variables may
     # differ between two threads at one access.
     inlined: bool = False
@@ -134,7 +136,7 @@ class Access:
     element: int | str = 0
     # Through a pointer another carve of the buffer starts from: its first index stays below
     # that carve's start (elements, read in the scope given)
-    carve_extent: tuple[Node, Scope] | None = None
+    carve_extent: tuple[Node, Scope, str | None] | None = None
     # A plain store of an element of the same array (`s[t] = s[0]`): where the two are one
     # element for the storing thread, the store leaves the memory as it was.
     copied_from: "Access | None" = None
@@ -728,7 +730,8 @@ class KernelAccesses:
 
     def _scope(self, fn: Function, analysis: FunctionAnalysis, bindings) -> Scope:
         scope = function_scope(fn, analysis, bindings)
-        carved_from: dict[str, list[Node]] = {}
+        carved_from: dict[str, list[tuple[Node, str | None]]] = {}
+        dynamic_bases: set[str] = set()  # `extern __shared__ T buf[]` carved from by name
         top_level = {d.decl.key for stmt in fn.body.children if stmt.kind == "DECL_STMT"
                      for d in stmt.children if d.kind == "VAR_DECL" and d.decl is not None}
         for key, init in scope.single_defs.items():
@@ -741,10 +744,15 @@ class KernelAccesses:
                 scope.pointer_alias[key] = target
                 start = _carve_start(init)
                 if start is not None:
-                    carved_from.setdefault(start[0], []).append(start[1])
+                    # the count, and the name of the unknown it is where the encoder cannot
+                    # read it (the carved pointer's own offset, see races._index_term)
+                    shared_unknown = key if key in top_level else None
+                    carved_from.setdefault(start[0].key, []).append((start[1], shared_unknown))
+                    if _is_dynamic_shared(start[0]):
+                        dynamic_bases.add(start[0].key)
         for key, starts in carved_from.items():
-            if key in scope.pointer_alias and len(starts) == 1:
-                scope.carve_extents[key] = (starts[0], scope)
+            if (key in scope.pointer_alias or key in dynamic_bases) and len(starts) == 1:
+                scope.carve_extents[key] = (starts[0][0], scope, starts[0][1])
         if fn.key not in self._scoping:
             self._scoping.add(fn.key)
             try:
@@ -1255,9 +1263,14 @@ def _reference_arguments(call: Node, callee: Function) -> list[Node]:
             if "&" in param.type and "&&" not in param.type]
 
 
-def _carve_start(init: Node) -> tuple[str, Node] | None:
-    """(pointer, elements) for a pointer defined as another plus a count (`p + n`, `&p[n]`):
-    where the earlier pointer's part of the buffer ends."""
+def _is_dynamic_shared(decl) -> bool:
+    """Is the declaration a dynamic shared array (`extern __shared__ T buf[]`)?"""
+    return decl.storage == "shared" and decl.type.replace(" ", "").endswith("[]")
+
+
+def _carve_start(init: Node):
+    """(pointer's declaration, elements) for a pointer defined as another plus a count
+    (`p + n`, `&p[n]`): where the earlier pointer's part of the buffer ends."""
     n = _strip(init)
     if n.kind == "UNARY_OPERATOR" and n.op == "&" and n.children:
         n = _strip(n.children[0])
@@ -1266,9 +1279,9 @@ def _carve_start(init: Node) -> tuple[str, Node] | None:
     elif not (n.kind == "BINARY_OPERATOR" and n.op == "+" and len(n.children) == 2):
         return None
     base = _strip(n.children[0])
-    if base.kind != "DECL_REF_EXPR" or base.decl is None or element_unit(init) != element_unit(base):
-        return None  # counted in the earlier pointer's elements only
-    return base.decl.key, n.children[1]
+    if base.kind != "DECL_REF_EXPR" or base.decl is None or element_unit(n.children[0]) != element_unit(base):
+        return None  # counted in the earlier pointer's elements only (not `(float *)p + n`)
+    return base.decl, n.children[1]
 
 
 def _captured_references(lambda_fn: Function) -> dict[str, Node]:

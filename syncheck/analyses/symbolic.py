@@ -155,6 +155,8 @@ class Encoder:
         # (the race check: some input takes them); otherwise they are not encodable.
         self.free_data_decisions = False
         self._data_decisions: dict[tuple[int, int], object] = {}
+        # How many tests the input decides were encoded (see _input_test).
+        self.input_tests = 0
         # While a test of values read from memory is encoded: loads are values of memory.
         self._loads_as_values = False
         # Shuffles encoded so far (each reads a lane of its own symbols).
@@ -785,7 +787,10 @@ class Encoder:
                     # Values read from memory compared (a sort's compare-exchange, a flag
                     # against a constant): the input decides.
                     return self._input_test(n, scope, depth)
-                a, b = (self.expr(c, scope, depth + 1) for c in n.children)
+                try:
+                    a, b = (self.expr(c, scope, depth + 1) for c in n.children)
+                except NotEncodable as unknown:
+                    return self._test_on_loads(n, scope, depth, unknown)
                 left, right = n.children
                 common = C.operation_type(op, "", left.type, right.type)
                 bits = C.z3_bits(common) if common is not None else max(a.size(), b.size())
@@ -796,7 +801,19 @@ class Encoder:
         if self.free_data_decisions and not self._loads_as_values and self._decided_by_input(n, scope):
             # A test of values read from memory (`if (flags[cell] & FACE)`): the input decides.
             return self._input_test(n, scope, depth)
-        return self.expr(n, scope, depth + 1) != 0
+        try:
+            return self.expr(n, scope, depth + 1) != 0
+        except NotEncodable as unknown:
+            return self._test_on_loads(n, scope, depth, unknown)
+
+    def _test_on_loads(self, node: Node, scope: Scope, depth: int, unknown: NotEncodable):
+        """A test the encoder cannot read whose operands include values read from memory
+        (`col == row` with `col = it < end ? cols[it] : -1`): the input decides it, as a free
+        decision of this thread where the loads cannot be encoded as values of memory. Tests
+        without a load stay unencodable."""
+        if not (self.free_data_decisions and not self._loads_as_values and _reads_memory(node, scope)):
+            raise unknown
+        return self._input_test(node, scope, depth)
 
     def expr_with_loads(self, node: Node, scope: Scope):
         """`expr`, with each element read from memory a value of memory (see _input_test)."""
@@ -812,6 +829,7 @@ class Encoder:
         cannot both hold where x == k); where the loads cannot be encoded so, a free
         decision of this thread."""
         self._loads_as_values = True
+        self.input_tests += 1
         try:
             return self.cond(node, scope, depth)
         except NotEncodable:
@@ -928,6 +946,25 @@ class Encoder:
         if bound is not None and depth < 4:
             return self._loaded(bound[0], bound[1], depth + 1)
         return False
+
+
+def _reads_memory(node: Node, scope: Scope, depth: int = 0) -> bool:
+    """Does the expression read an element of memory, directly or through locals defined
+    once and bound parameters?"""
+    if depth > 4:
+        return False
+    for n in node.walk():
+        if n.kind == "ARRAY_SUBSCRIPT_EXPR" or (n.kind == "UNARY_OPERATOR" and n.op == "*"):
+            return True
+        if n.kind == "DECL_REF_EXPR" and n.decl is not None:
+            if n.decl.storage == "local" and n.decl.key in scope.single_defs:
+                if _reads_memory(scope.single_defs[n.decl.key], scope, depth + 1):
+                    return True
+                continue
+            bound = scope.bound(n)
+            if bound is not None and _reads_memory(bound[0], bound[1], depth + 1):
+                return True
+    return False
 
 
 def _definitions(body: Node | None, key: str) -> list[Node] | None:
