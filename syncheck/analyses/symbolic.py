@@ -51,6 +51,14 @@ BITS = 32
 # Symbols other than thread indices stay in this range, so that index arithmetic cannot wrap
 # around and invent collisions (indices are assumed not to overflow).
 SYMBOL_RANGE = 1 << 20
+
+# What a proof may take as an unknown value when the encoder cannot model it.
+_MODELLED_AS_UNKNOWN = ("ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR", "MEMBER_REF_EXPR", "CALL_EXPR",
+                        "DECL_REF_EXPR")
+
+# Threads over which a value of each level is the same (aligned groups).
+GROUP_THREADS = {Level.UNIFORM: 1 << 30, Level.BLOCK: 1 << 30, Level.WARPGROUP: 128, Level.WARP: 32,
+                 Level.TILE16: 16, Level.TILE8: 8, Level.TILE4: 4, Level.TILE2: 2, Level.THREAD: 1}
 # Unknowns that are bit masks over a warp's lanes (a ballot): every 32-bit value, not small.
 WHOLE_WORD = "ballot "
 
@@ -157,6 +165,10 @@ class Encoder:
         self._data_decisions: dict[tuple[int, int], object] = {}
         # How many tests the input decides were encoded (see _input_test).
         self.input_tests = 0
+        # In a proof that a decision is the same for every thread of a group of this many
+        # threads: values the encoder cannot model are unknowns (see _unknown_in_proof).
+        self.proof_group: int | None = None
+        self._proof_unknowns: dict[tuple[int, int], str] = {}
         # While a test of values read from memory is encoded: loads are values of memory.
         self._loads_as_values = False
         # Shuffles encoded so far (each reads a lane of its own symbols).
@@ -180,7 +192,12 @@ class Encoder:
     def expr(self, node: Node, scope: Scope, depth: int = 0):
         """The value of an integer expression, in the width its C type is encoded in (see
         c_semantics.z3_bits), through the casts around it."""
-        term = self._expr(node, scope, depth)
+        try:
+            term = self._expr(node, scope, depth)
+        except NotEncodable:
+            if self.proof_group is None:
+                raise
+            term = self._unknown_in_proof(node, scope)
         chain = [node]
         while chain[-1].kind in POINTER_WRAPPERS and chain[-1].children:
             chain.append(chain[-1].children[-1])
@@ -191,6 +208,24 @@ class Encoder:
                 continue  # a pointer or floating wrapper: the value passes through
             term = C.z3_convert(self.z3, term, source, C.z3_bits(t))
             source = t
+        return term
+
+    def _unknown_in_proof(self, node: Node, scope: Scope):
+        """A value the encoder cannot model (a load, a call, a variable set in branches), in a
+        proof: any value at all, so what is proved holds for the real one too. The two threads
+        share it where the uniformity analysis finds it the same over the proof's group (a
+        warp's shuffle reduction, in a proof over one warp); otherwise each has its own."""
+        n = _strip(node)
+        if not (n.type and C.int_type(n.type) is not None) or n.kind not in _MODELLED_AS_UNKNOWN \
+                or n.kind == "UNARY_OPERATOR" and n.op != "*":
+            raise NotEncodable()
+        value = scope.analysis.values.get(n.id)
+        shared = value is not None and GROUP_THREADS[value.level] >= self.proof_group
+        key = (n.id, id(scope))
+        if key not in self._proof_unknowns:  # named in the order met: the same on every run
+            self._proof_unknowns[key] = f"unknown {len(self._proof_unknowns)} at {n.id}"
+        term = self.sym(self._proof_unknowns[key], per_thread=not shared)
+        self.facts += [term > -SYMBOL_RANGE, term < SYMBOL_RANGE]  # small, as every unknown
         return term
 
     def _as_type_of(self, term, value: Node, target: Node):
@@ -1182,6 +1217,7 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
     shared: dict = {}
     e1 = Encoder(1, shared, set(), dims, program)
     e2 = Encoder(2, shared, set(), dims, program)
+    e1.proof_group = e2.proof_group = group
     try:
         c1, c2 = e1.cond(cond, scopes[depth]), e2.cond(cond, scopes[depth])
     except NotEncodable:
