@@ -15,6 +15,7 @@ per SM always fits).
 
 from __future__ import annotations
 
+import math
 import re
 
 from syncheck.analyses.constants import WARP_SIZE
@@ -296,6 +297,69 @@ class HostValues:
             if key in self.params and not defs:
                 return self._argument_constant(key)
         return None
+
+    def divisor(self, expr: Node, depth: int = 0) -> int:
+        """A positive constant the value is always a multiple of (1 where none is known):
+        `rows * 256` is a multiple of 256, through locals defined once and parameters every
+        caller passes such a multiple for."""
+        if depth > 8:
+            return 1
+        saved, self._within_function = self._within_function, True
+        try:
+            value = self.constant(expr)  # this function's own constants, not its callers'
+        finally:
+            self._within_function = saved
+        if value is not None:
+            return abs(value) if value else 0  # 0 is a multiple of everything
+        kind = expr.kind
+        if kind in ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR",
+                    "CXX_STATIC_CAST_EXPR") and expr.children:
+            return self.divisor(expr.children[-1], depth + 1)
+        if kind == "BINARY_OPERATOR" and len(expr.children) == 2:
+            a, b = (self.divisor(c, depth + 1) for c in expr.children)
+            if expr.op == "*":
+                return a * b
+            if expr.op in ("+", "-"):
+                return math.gcd(a, b) or 1
+            return 1
+        if kind == "DECL_REF_EXPR" and expr.decl is not None:
+            key = expr.decl.key
+            defs = self.defs.get(key, [])
+            if len(defs) == 1 and key not in self.direct and key not in self.params \
+                    and key not in self._following:
+                self._following.add(key)
+                try:
+                    return self.divisor(defs[0], depth + 1)
+                finally:
+                    self._following.discard(key)
+            if key in self.params and not defs:
+                return self._argument_divisor(key)
+        return 1
+
+    def _argument_divisor(self, param_key: str) -> int:
+        """What every call of this host function passes for the parameter is a multiple of,
+        where each call makes it one by construction (`rows * 256`). A constant a caller
+        passes (a test's problem size) is one input among those the function admits: no
+        divisor (as for argument constants)."""
+        if self.depth >= 3 or self._within_function:
+            return 1
+        index = next(i for i, p in enumerate(self.fn.params) if p.key == param_key)
+        common = 0
+        for caller in self.program.functions.values():
+            if caller.runs_on_device or caller.body is None or not caller.mentions(self.fn.name):
+                continue
+            caller_values = None
+            for n in caller.body.walk():
+                if n.kind != "CALL_EXPR" or self.program.resolve_call(n.decl) is not self.fn:
+                    continue
+                args = [a for a in call_args(n) if not (a.kind == "UNEXPOSED_EXPR" and not a.children)]
+                if index >= len(args):
+                    return 1
+                caller_values = caller_values or HostValues(self.program, caller, self.depth + 1)
+                if caller_values.constant(args[index]) is not None:
+                    return 1
+                common = math.gcd(common, caller_values.divisor(args[index]))
+        return common or 1
 
     def _overwritten_first(self, key: str, value: Node) -> bool:
         """Is the parameter's one assignment a statement of the body itself that comes before

@@ -328,13 +328,19 @@ def launch_argument_facts(program: Program, launch: LaunchSite, kernel: Function
     if len(launch.args) != len(kernel.params) or launch.host_function not in program.functions:
         return set()
     host = program.functions[launch.host_function]
+    hv = HostValues(program, host)
+    out: set[tuple] = set()
+    for param, arg in zip(kernel.params, launch.args):
+        # `n = rows * 256` passed for n: a multiple of 256 (a grid-stride loop over n then runs
+        # the same trips on every thread of a 256-thread block)
+        divisor = hv.divisor(arg)
+        if divisor > 1:
+            out.add(("==", ("%", ("param", param.key), ("const", divisor)), ("const", 0)))
     checks = checks_before(host, launch.node)
     if not checks:
-        return set()
-    hv = HostValues(program, host)
+        return out
     stable = unchanged_variables(host, {l.node.id for l in program.launches})
     arguments = {structural_key(a): p.key for a, p in zip(launch.args, kernel.params)}
-    out: set[tuple] = set()
     for cond, holds in checks:
         for comparison in _comparisons(cond, holds):
             if any(n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage in ("local", "param")

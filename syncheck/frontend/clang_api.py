@@ -93,6 +93,20 @@ def specialized_template(cursor: ci.Cursor) -> ci.Cursor | None:
     return tmpl
 
 
+def written_template(cursor: ci.Cursor) -> ci.Cursor | None:
+    """The template a function specialization comes from, as written: for a member template
+    of a class template specialization (`W<1>::step<0>`), the member template of W."""
+    tmpl = specialized_template(cursor)
+    if tmpl is None or tmpl == cursor:
+        return tmpl
+    for _ in range(4):
+        written = specialized_template(tmpl)
+        if written is None or written == tmpl or written.kind != ci.CursorKind.FUNCTION_TEMPLATE:
+            break
+        tmpl = written
+    return tmpl
+
+
 def overloaded_decls(cursor: ci.Cursor) -> list[ci.Cursor]:
     """The candidates an unresolved (dependent) name in a template may call."""
     lib = _lib()

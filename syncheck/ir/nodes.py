@@ -386,17 +386,12 @@ class Lowerer:
     def _identity(self, cursor: ci.Cursor, kind: ci.CursorKind) -> tuple[ci.Cursor, str]:
         """The template a function specialization specializes, and the specialization's USR
         (it is then registered as an instantiation); else the cursor itself and ''."""
-        tmpl = clang_api.specialized_template(cursor) if kind in (
+        # A member template of a class template specialization (`W<1>::step<0>`) comes from
+        # the member template of W as written: that is the body syncheck lowers.
+        tmpl = clang_api.written_template(cursor) if kind in (
             K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR, K.CONVERSION_FUNCTION) else None
         instance = ""
         if tmpl is not None and tmpl != cursor:
-            # A member template of a class template specialization (`W<1>::step<0>`) comes
-            # from the member template of W as written: that is the body syncheck lowers.
-            for _ in range(4):
-                written = clang_api.specialized_template(tmpl)
-                if written is None or written == tmpl or written.kind != K.FUNCTION_TEMPLATE:
-                    break
-                tmpl = written
             instance = cursor.get_usr()
             if instance:
                 self.instantiations.setdefault(instance, cursor)

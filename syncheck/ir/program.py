@@ -554,9 +554,9 @@ class ProgramBuilder:
             if node.kind not in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF):
                 continue
             target = node.referenced
-            if target is None or target.kind != K.FUNCTION_DECL:
+            if target is None or target.kind not in (K.FUNCTION_DECL, K.CXX_METHOD):
                 continue
-            template = clang_api.specialized_template(target)
+            template = clang_api.written_template(target)  # `Kernel<Op>::Launch<...>`: Kernel's Launch
             if template is not None and template != target \
                     and self.lowerer.function_key(template) in self._launching_templates:
                 self.lowerer.function_key(target)  # registers the instantiation
