@@ -215,7 +215,11 @@ class RaceResult:
     undecided: list[tuple[Access, Access]]
 
 
-def find_races(program: Program, service: UniformityService, kernel: Function) -> RaceResult:
+def find_races(program: Program, service: UniformityService, kernel: Function,
+               reported: set[tuple[str, int, int]] = frozenset()) -> RaceResult:
+    """``reported``: places (array name, line, column) another kernel of the file (another
+    instantiation of the same template, a kernel sharing the helper) already has a race at:
+    one finding per place is shown, so their pairs are not checked again."""
     ka = KernelAccesses(program, service, kernel)
     undecided: list[tuple[Access, Access]] = []
     if not any(a.write for a in ka.accesses):
@@ -239,7 +243,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
                     continue
                 if a.atomic and b.atomic:
                     continue  # atomics on one location are ordered among themselves
-                if (b.array, b.node.line) in races:
+                if (b.array, b.node.line) in races or (b.name, b.node.line, b.node.col) in reported:
                     continue  # one finding per line and array: the first conflict found
                 if not block_concurrent(a, b):
                     continue
@@ -254,7 +258,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function) -
                         if fast is not None:
                             count_decision(f"fast: {fast}")
                             continue
-                    verdict = _check_pair(ka, a, b, iteration=iteration, last=last)
+                    verdict = _check_pair(ka, a, b, iteration=iteration, last=last, example_if_intra=False)
                     if verdict is not None:
                         break
                 if verdict == UNDECIDED:
@@ -369,9 +373,12 @@ def _strip(node: Node) -> Node:
 
 
 def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierIntervals | None = None,
-                iteration: tuple[str, object] = ("same", None), last: tuple[set, set] = (set(), set())):
+                iteration: tuple[str, object] = ("same", None), last: tuple[set, set] = (set(), set()),
+                example_if_intra: bool = True):
     """None when no race is possible (or syncheck cannot tell); otherwise
-    (all conflicts are between lanes of one warp, an example pair of threads)."""
+    (all conflicts are between lanes of one warp, an example pair of threads, the shape).
+    Without ``example_if_intra``, a conflict between lanes of one warp comes without its
+    example (the caller decides it again with the warp's own intervals)."""
     z3 = z3_module()
     shape = known_shape(ka)
     shared: dict = {}
@@ -397,39 +404,10 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         if same_element == UNDECIDED:
             count_decision("solver: byte ranges not formed")
             return UNDECIDED
-        guards = []
-        warp_decisions = False
-        unread = set()  # the accesses under a thread's decision the encoder cannot read
-        for enc, acc in ((e1, a), (e2, b)):
-            for g in acc.guards:
-                try:
-                    c = enc.cond(g.cond, g.scope)
-                except NotEncodable as unknown:
-                    if g.level <= Level.BLOCK:
-                        continue  # a uniform decision does not tell threads apart
-                    if g.level > Level.WARP:
-                        # A decision on a local that branches on the thread's indices set
-                        # (`if (edges == 0)`): for one of the two accesses, some thread takes
-                        # it, as code no thread runs is rare. Under such decisions on both
-                        # sides the two threads could in truth be one (a single leader's two
-                        # steps): not judged; nor are other decisions the encoder cannot read.
-                        if not isinstance(unknown, MergedDefinitions):
-                            return None
-                        unread.add(enc.t)
-                        if len(unread) > 1:
-                            return None
-                        guards.append((z3.Bool(f"thread decision {g.cond.id}#{enc.t}"), g.level))
-                        continue
-                    # A decision the whole warp takes alike that the encoder cannot read (a
-                    # count loaded from shared memory): an unknown value of the warp, so two
-                    # lanes of one warp see the same. Only pairs within a warp are judged then.
-                    decide = z3.Function(f"warp_decision_{g.cond.id}_{id(g.scope)}",
-                                         enc.linear().sort(), z3.BoolSort())
-                    c = decide(enc.linear() / 32)
-                    warp_decisions = True
-                if g.polarity is None:
-                    continue
-                guards.append((c if g.polarity else z3.Not(c), g.level))
+        encoded = _guard_terms(z3, e1, a, e2, b)
+        if encoded is None:
+            return None
+        guards, warp_decisions = encoded
     except NotEncodable:
         count_decision("solver: not encoded")
         return None
@@ -551,6 +529,11 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     if warp_decisions:
         solver.add(e1.linear() / 32 == e2.linear() / 32)
     facts = list(solver.assertions())
+    if (e1.input_tests or e2.input_tests) and _decide(z3, facts)[0] == z3.unsat:
+        # No two threads touch one element whatever the conditions: settled without them, as
+        # tests of values read from memory (a compare-exchange's) make the full query costly.
+        count_decision("solver: unsat without the guards")
+        return None
     verdict, solver = _decide(z3, facts + [g for g, _ in guards])
     if verdict == z3.unknown:
         # Decisions the whole block takes alike (often divisions of parameters) are the
@@ -579,11 +562,52 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     inter = inter_verdict != z3.unsat
     if inter_verdict == z3.sat:
         solver = inter_solver
+    if not inter and not example_if_intra:
+        return (True, None, shape)
     example = smallest_example(solver, e1, e2, None if shape else dims)
     if example is None:
         return (not inter, None, shape)
     threads, found_shape = example
     return (not inter, threads, shape or found_shape)
+
+
+def _guard_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access):
+    """The two accesses' conditions as terms, each with its level, and whether a decision the
+    whole warp takes alike is among them; None when the pair is not judged."""
+    guards = []
+    warp_decisions = False
+    unread = set()  # the accesses under a thread's decision the encoder cannot read
+    for enc, acc in ((e1, a), (e2, b)):
+        for g in acc.guards:
+            try:
+                c = enc.cond(g.cond, g.scope)
+            except NotEncodable as unknown:
+                if g.level <= Level.BLOCK:
+                    continue  # a uniform decision does not tell threads apart
+                if g.level > Level.WARP:
+                    # A decision on a local that branches on the thread's indices set
+                    # (`if (edges == 0)`): for one of the two accesses, some thread takes
+                    # it, as code no thread runs is rare. Under such decisions on both
+                    # sides the two threads could in truth be one (a single leader's two
+                    # steps): not judged; nor are other decisions the encoder cannot read.
+                    if not isinstance(unknown, MergedDefinitions):
+                        return None
+                    unread.add(enc.t)
+                    if len(unread) > 1:
+                        return None
+                    guards.append((z3.Bool(f"thread decision {g.cond.id}#{enc.t}"), g.level))
+                    continue
+                # A decision the whole warp takes alike that the encoder cannot read (a
+                # count loaded from shared memory): an unknown value of the warp, so two
+                # lanes of one warp see the same. Only pairs within a warp are judged then.
+                decide = z3.Function(f"warp_decision_{g.cond.id}_{id(g.scope)}",
+                                     enc.linear().sort(), z3.BoolSort())
+                c = decide(enc.linear() / 32)
+                warp_decisions = True
+            if g.polarity is None:
+                continue
+            guards.append((c if g.polarity else z3.Not(c), g.level))
+    return guards, warp_decisions
 
 
 _TILE_THREADS = {Level.TILE16: 16, Level.TILE8: 8, Level.TILE4: 4, Level.TILE2: 2}

@@ -1149,8 +1149,17 @@ class KernelAccesses:
 
     def _shared_element(self, node: Node, scope: Scope) -> bool:
         """Is the lvalue in shared memory (`s[i]`, `tile[r][c]`, `p[k]` through an alias, a
-        __shared__ scalar or a member of a shared struct)?"""
+        __shared__ scalar or a member of a shared struct, or a reference parameter bound to
+        one: `swap(a, b)` inside `compare_swap(s[i], s[j])`)?"""
         node = _strip(node)
+        for _ in range(8):
+            if not (node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.storage == "param"
+                    and "&" in node.decl.type and "[" not in node.decl.type):
+                break
+            bound = scope.bound(node)
+            if bound is None:
+                break
+            node, scope = _strip(bound[0]), bound[1]
         while node.kind == "ARRAY_SUBSCRIPT_EXPR" and node.children:
             node = _strip(node.children[0])
             if self._pointer_target(node, scope) is not None:

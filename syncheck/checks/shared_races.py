@@ -11,11 +11,13 @@ def kernel_races(ctx: CheckContext):
     cache = getattr(ctx, "_races", None)
     if cache is None:
         cache = []
+        reported: set[tuple[str, int, int]] = set()
         for fn in ctx.program.functions.values():
             if fn.kind == "kernel" and fn.body is not None and fn.reported and not fn.has_errors \
                     and ctx.program.analyzed_generically(fn):
-                result = find_races(ctx.program, ctx.uniformity, fn)
+                result = find_races(ctx.program, ctx.uniformity, fn, reported)
                 cache.extend((fn, r) for r in result.races)
+                reported.update((r.second.name, r.second.node.line, r.second.node.col) for r in result.races)
                 for a, b in result.undecided:
                     ctx.analysis_notes.append((b.node.line, (
                         f"'{fn.name}': whether '{ctx.text(a.node)}' (line {a.line}) and "
