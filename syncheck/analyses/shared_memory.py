@@ -20,8 +20,8 @@ from syncheck.analyses.preconditions import kernel_preconditions, known_paramete
 from syncheck.analyses.reaching_definitions import reaching_definitions
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
 from syncheck.analyses.levels import Level
-from syncheck.ir.calls import (bound_arguments, call_args, callee_name, member_object, parameter_types,
-                               template_bindings)
+from syncheck.ir.calls import (bound_arguments, call_args, callee_name, constructor_call, member_object,
+                               parameter_types, template_bindings)
 from syncheck.ir.cfg import CFG, Block
 from syncheck.ir.nodes import (BUILTIN_ELEMENT_BYTES, POINTER_WRAPPERS, Node, element_spelling,
                                strip_wrappers)
@@ -200,13 +200,8 @@ def call_bindings(program: Program, call: Node, callee: Function, args: list[Nod
 def constructed_fields(program: Program, obj: Node | None, scope: Scope) -> dict:
     """The fields of an object built by a constructor call (directly or through a local
     defined once), each bound to what the constructor's member initializer stored."""
-    while obj is not None and obj.kind in ("CXX_FUNCTIONAL_CAST_EXPR", "MATERIALIZE_TEMPORARY_EXPR") \
-            and obj.children:
-        obj = _strip(obj.children[-1])
-    if obj is not None and obj.kind == "DECL_REF_EXPR" and obj.decl is not None:
-        init = scope.single_defs.get(obj.decl.key)
-        obj = _strip(init) if init is not None else None
-    if obj is None or obj.kind != "CALL_EXPR" or obj.decl is None or obj.decl.kind != "CONSTRUCTOR":
+    obj = constructor_call(obj, scope.single_defs.get)
+    if obj is None:
         return {}
     ctor = program.resolve_call(obj.decl)
     if ctor is None or not ctor.member_inits:

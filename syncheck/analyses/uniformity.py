@@ -24,8 +24,8 @@ from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level,
 from syncheck.analyses.launch_shapes import LaunchShapes, ProjectLaunchShapes
 from syncheck.analyses.warp_idioms import Butterfly, butterfly
 from syncheck.analyses.reaching_definitions import ASSIGN_OPS
-from syncheck.ir.calls import (call_args, group_kind, is_default_argument, member_object, parameter_types,
-                               template_bindings)
+from syncheck.ir.calls import (call_args, constructor_call, group_kind, is_default_argument, member_object,
+                               parameter_types, template_bindings)
 from syncheck.ir.cfg import CFG, build_cfg
 from syncheck.ir.nodes import Node
 from syncheck.ir.program import Function, Program
@@ -181,14 +181,11 @@ class UniformityService:
                 for n in fn.body.walk():
                     if n.kind != "VAR_DECL" or n.decl is None or n.decl.storage != "local" or not n.children:
                         continue
-                    init = n.children[-1]
-                    while init.kind in ("MATERIALIZE_TEMPORARY_EXPR", "CXX_BIND_TEMPORARY_EXPR",
-                                        "CXX_FUNCTIONAL_CAST_EXPR") and init.children:
-                        init = init.children[-1]
+                    init = constructor_call(n.children[-1])
                     key = n.decl.key
                     if key in seen:
                         found.pop(key, None)
-                    elif init.kind == "CALL_EXPR" and init.decl is not None and init.decl.kind == "CONSTRUCTOR":
+                    elif init is not None:
                         found[key] = init
                     seen.add(key)
                 assigned, _ = _assigned_keys([fn.body], declarations=False)
@@ -1250,15 +1247,10 @@ class _FunctionAnalyzer:
         `WarpReduce(storage).Sum(x)`), from the constructor's member initializers, when one
         of them depends on the thread (a lane mask from the lane id): the method then starts
         from those values instead of assuming its fields uniform."""
-        while obj is not None and (obj.kind in _CASTS or obj.kind in (
-                "MATERIALIZE_TEMPORARY_EXPR", "CXX_BIND_TEMPORARY_EXPR")) and obj.children:
-            obj = obj.children[-1]
-        if obj is not None and obj.kind == "DECL_REF_EXPR" and obj.decl is not None \
-                and obj.decl.storage == "local":
-            # a local object built once (`Evaluator phi(cell, ...); phi.load();`): the
-            # constructor's arguments are read here, where they hold the same values
-            obj = self.service.constructed_locals(self.fn).get(obj.decl.key)
-        if obj is None or obj.kind != "CALL_EXPR" or obj.decl is None or obj.decl.kind != "CONSTRUCTOR":
+        # a local object built once (`Evaluator phi(cell, ...); phi.load();`): the
+        # constructor's arguments are read here, where they hold the same values
+        obj = constructor_call(obj, self.service.constructed_locals(self.fn).get)
+        if obj is None:
             return None
         ctor = self.program.resolve_call(obj.decl)
         if ctor is None or not ctor.member_inits:

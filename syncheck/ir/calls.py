@@ -27,6 +27,28 @@ def call_args(call: Node) -> list[Node]:
     return ch[1:]
 
 
+# What lies between an object expression and the constructor call that builds it.
+_OBJECT_WRAPPERS = ("MATERIALIZE_TEMPORARY_EXPR", "CXX_BIND_TEMPORARY_EXPR", "CXX_FUNCTIONAL_CAST_EXPR",
+                    "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR", "CXX_REINTERPRET_CAST_EXPR",
+                    "CXX_CONST_CAST_EXPR", "CXX_DYNAMIC_CAST_EXPR", "PAREN_EXPR", "UNEXPOSED_EXPR")
+
+
+def constructor_call(obj: Node | None, local_definition=None) -> Node | None:
+    """The constructor call that builds an object: `T(args)` itself, through temporaries and
+    casts, or, with ``local_definition`` (a local's key -> the one expression that defines it,
+    or None), a local object built once (`T x(args); x.run();`). None for anything else."""
+    for _ in range(2):
+        while obj is not None and obj.kind in _OBJECT_WRAPPERS and obj.children:
+            obj = obj.children[-1]
+        if obj is None or local_definition is None or obj.kind != "DECL_REF_EXPR" or obj.decl is None \
+                or obj.decl.storage != "local":
+            break
+        obj, local_definition = local_definition(obj.decl.key), None
+    if obj is None or obj.kind != "CALL_EXPR" or obj.decl is None or obj.decl.kind != "CONSTRUCTOR":
+        return None
+    return obj
+
+
 def template_bindings(call: Node, callee, scope) -> dict:
     """A call of a function template that names its arguments (`tile<type, J>(s)` in generic
     code): the callee's template parameters bound to them, when every parameter has its
