@@ -343,8 +343,17 @@ class HostValues:
         divisor (as for argument constants)."""
         if self.depth >= 3 or self._within_function:
             return 1
-        index = next(i for i, p in enumerate(self.fn.params) if p.key == param_key)
         common = 0
+        for caller_values, arg in self._call_arguments(param_key):
+            if arg is None or caller_values.constant(arg) is not None:
+                return 1
+            common = math.gcd(common, caller_values.divisor(arg))
+        return common or 1
+
+    def _call_arguments(self, param_key: str):
+        """(the caller's values, the argument) for each call of this host function in the
+        file, the argument None where the call leaves the parameter to its default."""
+        index = next(i for i, p in enumerate(self.fn.params) if p.key == param_key)
         for caller in self.program.functions.values():
             if caller.runs_on_device or caller.body is None or not caller.mentions(self.fn.name):
                 continue
@@ -353,13 +362,8 @@ class HostValues:
                 if n.kind != "CALL_EXPR" or self.program.resolve_call(n.decl) is not self.fn:
                     continue
                 args = [a for a in call_args(n) if not (a.kind == "UNEXPOSED_EXPR" and not a.children)]
-                if index >= len(args):
-                    return 1
                 caller_values = caller_values or HostValues(self.program, caller, self.depth + 1)
-                if caller_values.constant(args[index]) is not None:
-                    return 1
-                common = math.gcd(common, caller_values.divisor(args[index]))
-        return common or 1
+                yield caller_values, (args[index] if index < len(args) else None)
 
     def _overwritten_first(self, key: str, value: Node) -> bool:
         """Is the parameter's one assignment a statement of the body itself that comes before
@@ -493,24 +497,15 @@ class HostValues:
         same constant (through up to three callers): `run(n_threads)` with n_threads = 256."""
         if self.depth >= 3 or self._within_function:
             return None
-        index = next(i for i, p in enumerate(self.fn.params) if p.key == param_key)
         values = set()
-        for caller in self.program.functions.values():
-            if caller.runs_on_device or caller.body is None or not caller.mentions(self.fn.name):
-                continue
-            caller_values = None
-            for n in caller.body.walk():
-                if n.kind != "CALL_EXPR" or self.program.resolve_call(n.decl) is not self.fn:
-                    continue
-                args = [a for a in call_args(n) if not (a.kind == "UNEXPOSED_EXPR" and not a.children)]
-                if index >= len(args):
-                    # the default argument: written in constants (a parameter's default
-                    # cannot name the function's other parameters)
-                    default = self.fn.params[index].default
-                    values.add(self.constant(default) if default is not None else None)
-                    continue
-                caller_values = caller_values or HostValues(self.program, caller, self.depth + 1)
-                values.add(caller_values.constant(args[index]))
+        for caller_values, arg in self._call_arguments(param_key):
+            if arg is None:
+                # the default argument: written in constants (a parameter's default
+                # cannot name the function's other parameters)
+                default = next(p for p in self.fn.params if p.key == param_key).default
+                values.add(self.constant(default) if default is not None else None)
+            else:
+                values.add(caller_values.constant(arg))
         if len(values) != 1:
             return None
         return values.pop()
