@@ -38,6 +38,11 @@ _DESCRIPTIONS = {
     Level.THREAD: "thread-dependent",
 }
 
+# Threads over which a value of each level is the same (aligned groups; a block's and the
+# grid's: more than any group).
+GROUP_THREADS = {Level.UNIFORM: 1 << 30, Level.BLOCK: 1 << 30, Level.WARPGROUP: 128, Level.WARP: 32,
+                 Level.TILE16: 16, Level.TILE8: 8, Level.TILE4: 4, Level.TILE2: 2, Level.THREAD: 1}
+
 _TILE_LEVELS = {1: Level.THREAD, 2: Level.TILE2, 4: Level.TILE4, 8: Level.TILE8,
                 16: Level.TILE16, 32: Level.WARP}
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from syncheck.analyses import c_semantics as C
 from syncheck.analyses.barrier_intervals import BarrierIntervals, Point
-from syncheck.analyses.levels import Level
+from syncheck.analyses.levels import GROUP_THREADS, Level
 from syncheck.analyses.shared_memory import Access, KernelAccesses, Offset
 from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, WHOLE_WORD, Encoder,
                                         MergedDefinitions, NextIteration, NotEncodable, bitvector, count_decision,
@@ -610,7 +610,7 @@ def _guard_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access):
     return guards, warp_decisions
 
 
-_TILE_THREADS = {Level.TILE16: 16, Level.TILE8: 8, Level.TILE4: 4, Level.TILE2: 2}
+_TILE_THREADS = {level: GROUP_THREADS[level] for level in (Level.TILE16, Level.TILE8, Level.TILE4, Level.TILE2)}
 
 
 def _layout_facts(enc: Encoder, acc: Access) -> list:

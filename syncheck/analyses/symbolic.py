@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from syncheck.analyses import c_semantics as C
-from syncheck.analyses.levels import Level
+from syncheck.analyses.levels import GROUP_THREADS, Level
 from syncheck.analyses.reaching_definitions import ASSIGN_OPS, COMPOUND_ASSIGN_OPS, INCOMING
 from syncheck.analyses.shared_memory import Scope
 from syncheck.analyses.uniformity import UniformityService
@@ -55,10 +55,6 @@ SYMBOL_RANGE = 1 << 20
 # What a proof may take as an unknown value when the encoder cannot model it.
 _MODELLED_AS_UNKNOWN = ("ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR", "MEMBER_REF_EXPR", "CALL_EXPR",
                         "DECL_REF_EXPR")
-
-# Threads over which a value of each level is the same (aligned groups).
-GROUP_THREADS = {Level.UNIFORM: 1 << 30, Level.BLOCK: 1 << 30, Level.WARPGROUP: 128, Level.WARP: 32,
-                 Level.TILE16: 16, Level.TILE8: 8, Level.TILE4: 4, Level.TILE2: 2, Level.THREAD: 1}
 # Unknowns that are bit masks over a warp's lanes (a ballot): every 32-bit value, not small.
 WHOLE_WORD = "ballot "
 
