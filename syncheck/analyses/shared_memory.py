@@ -333,6 +333,15 @@ def _var_type(fn: Function, key: str) -> str:
     return ""
 
 
+
+def _bound_lvalue(node: Node, scope: Scope):
+    """A reference parameter names the caller's lvalue (`swap(s[i], s[j])` binds `a` to
+    `s[i]`): that lvalue and the caller's scope, one call level up; None for anything else."""
+    if node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.storage == "param" \
+            and "&" in node.decl.type and "[" not in node.decl.type:
+        return scope.bound(node)
+    return None
+
 def _display_name(key: str, node: Node) -> str:
     """The shared variable's name for messages, from its declaration key."""
     tail = key.rsplit("@", 1)[-1]
@@ -1003,13 +1012,10 @@ class KernelAccesses:
         while stack:
             node, mode, gs, stored = stack.pop()
             kind = node.kind
-            if kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.storage == "param" \
-                    and "&" in node.decl.type and "[" not in node.decl.type \
-                    and mode in ("read", "write", "update"):
-                bound = scope.bound(node)
+            if kind == "DECL_REF_EXPR" and mode in ("read", "write", "update"):
+                bound = _bound_lvalue(node, scope)
                 if bound is not None:
-                    # a reference parameter is the caller's lvalue (`swap(s[i], s[j])`): the
-                    # access is to that element, whose index reads in the caller's scope
+                    # the access is to the caller's element, whose index reads in its scope
                     self._collect(bound[0], point, gs, bound[1], depth, instance, local, mode, stored)
                     continue
             if kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.storage == "shared" \
@@ -1148,10 +1154,7 @@ class KernelAccesses:
         one: `swap(a, b)` inside `compare_swap(s[i], s[j])`)?"""
         node = _strip(node)
         for _ in range(8):
-            if not (node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.storage == "param"
-                    and "&" in node.decl.type and "[" not in node.decl.type):
-                break
-            bound = scope.bound(node)
+            bound = _bound_lvalue(node, scope)
             if bound is None:
                 break
             node, scope = _strip(bound[0]), bound[1]

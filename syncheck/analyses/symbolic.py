@@ -968,15 +968,10 @@ class Encoder:
         n = _strip(node)
         while n.kind == "PAREN_EXPR" and n.children:
             n = _strip(n.children[-1])
-        if n.kind == "ARRAY_SUBSCRIPT_EXPR" or (n.kind == "UNARY_OPERATOR" and n.op == "*"):
+        if _is_load(n):
             return True
-        if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "local" \
-                and n.decl.key in scope.single_defs and depth < 4:
-            return self._loaded(scope.single_defs[n.decl.key], scope, depth + 1)
-        bound = scope.bound(n) if n.kind in ("DECL_REF_EXPR", "MEMBER_REF_EXPR") else None
-        if bound is not None and depth < 4:
-            return self._loaded(bound[0], bound[1], depth + 1)
-        return False
+        named = _named_value(n, scope) if depth < 4 else None
+        return named is not None and self._loaded(named[0], named[1], depth + 1)
 
 
 def _reads_memory(node: Node, scope: Scope, depth: int = 0) -> bool:
@@ -985,17 +980,26 @@ def _reads_memory(node: Node, scope: Scope, depth: int = 0) -> bool:
     if depth > 4:
         return False
     for n in node.walk():
-        if n.kind == "ARRAY_SUBSCRIPT_EXPR" or (n.kind == "UNARY_OPERATOR" and n.op == "*"):
+        if _is_load(n):
             return True
-        if n.kind == "DECL_REF_EXPR" and n.decl is not None:
-            if n.decl.storage == "local" and n.decl.key in scope.single_defs:
-                if _reads_memory(scope.single_defs[n.decl.key], scope, depth + 1):
-                    return True
-                continue
-            bound = scope.bound(n)
-            if bound is not None and _reads_memory(bound[0], bound[1], depth + 1):
-                return True
+        named = _named_value(n, scope) if n.kind == "DECL_REF_EXPR" else None
+        if named is not None and _reads_memory(named[0], named[1], depth + 1):
+            return True
     return False
+
+
+def _is_load(n: Node) -> bool:
+    return n.kind == "ARRAY_SUBSCRIPT_EXPR" or (n.kind == "UNARY_OPERATOR" and n.op == "*")
+
+
+def _named_value(n: Node, scope: Scope):
+    """What a name stands for, where one expression gives it: a local defined once (its
+    definition, in this scope) or a bound parameter (the caller's argument, in its scope)."""
+    if n.kind not in ("DECL_REF_EXPR", "MEMBER_REF_EXPR") or n.decl is None:
+        return None
+    if n.kind == "DECL_REF_EXPR" and n.decl.storage == "local" and n.decl.key in scope.single_defs:
+        return scope.single_defs[n.decl.key], scope
+    return scope.bound(n)
 
 
 def _definitions(body: Node | None, key: str) -> list[Node] | None:
