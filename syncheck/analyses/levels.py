@@ -60,6 +60,17 @@ def group_level(threads: int) -> Level:
     return best
 
 
+def run_level(run: int) -> Level:
+    """The level of a value that is the same over aligned runs of ``run`` consecutive threads
+    (threadIdx.y over runs of blockDim.x): the largest group size dividing the run."""
+    if run > 0 and run % 32 == 0:
+        return Level.WARP
+    size = 1
+    while run > 0 and run % (size * 2) == 0 and size * 2 < 32:
+        size *= 2
+    return _TILE_LEVELS[size]
+
+
 @dataclass(frozen=True, slots=True)
 class Origin:
     """Why a value varies: a short chain of (what, line), most recent first."""

@@ -9,7 +9,7 @@ precision first.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from syncheck.analyses import c_semantics as C
 from syncheck.analyses.barrier_intervals import BarrierIntervals, Point
@@ -32,6 +32,8 @@ class Race:
     threads: tuple[tuple[int, int, int], tuple[int, int, int]] | None  # an example pair
     shape: tuple[int, int, int] = (0, 0, 0)   # the block shape the verdict assumed
     shape_source: str = ""
+    # races on other members of the same shared struct in the kernel, told with this one
+    other_members: list["Race"] = field(default_factory=list)
 
 
 def _next_iteration(ka: KernelAccesses, loop) -> NextIteration:
@@ -216,11 +218,13 @@ class RaceResult:
 
 
 def find_races(program: Program, service: UniformityService, kernel: Function,
-               reported: set[tuple[str, int, int]] = frozenset()) -> RaceResult:
+               reported: set[tuple[str, int, int]] = frozenset(),
+               ka: KernelAccesses | None = None) -> RaceResult:
     """``reported``: places (array name, line, column) another kernel of the file (another
     instantiation of the same template, a kernel sharing the helper) already has a race at:
-    one finding per place is shown, so their pairs are not checked again."""
-    ka = KernelAccesses(program, service, kernel)
+    one finding per place is shown, so their pairs are not checked again. ``ka``: the
+    kernel's accesses, where the caller has them already."""
+    ka = ka or KernelAccesses(program, service, kernel)
     undecided: list[tuple[Access, Access]] = []
     if not any(a.write for a in ka.accesses):
         return RaceResult([], undecided)
@@ -284,7 +288,78 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                 if source == SMALLEST_SHAPE:
                     shape = found_shape
                 races[(b.array, b.node.line)] = Race(a, b, intra_only, example, shape, source)
-    return RaceResult(list(races.values()), undecided)
+    return RaceResult(_one_per_struct(ka, list(races.values())), undecided)
+
+
+def _one_per_struct(ka: KernelAccesses, races: list[Race]) -> list[Race]:
+    """Races on members of one shared struct (a task descriptor thread 0 refills while the
+    others still read its fields) are one bug, with one missing barrier: the first race (by
+    line) stands for the struct, the others go with it. Block and warp races stay apart."""
+    place = lambda r: (r.second.node.line, r.second.node.col, r.first.node.line, r.first.node.col)
+    leaders: dict[tuple[str, bool], Race] = {}
+    for race in sorted(races, key=place):
+        root = ka.member_roots.get(race.second.array)
+        if root is None:
+            continue
+        leader = leaders.setdefault((root, race.intra_warp_only), race)
+        if leader is not race:
+            leader.other_members.append(race)
+    followers = {id(r) for leader in leaders.values() for r in leader.other_members}
+    return [r for r in races if id(r) not in followers]
+
+
+@dataclass
+class StaleRead:
+    """A read after a barrier of an element that only threads which left the kernel before
+    the barrier would have stored."""
+    write: Access    # the store the threads that left skip
+    read: Access     # the read, by a thread still running, after the barrier
+    decision: Node   # the decision whose other arm leaves the kernel
+    leaves_when: bool  # the decision's value for the threads that leave
+    threads: tuple[tuple[int, int, int], tuple[int, int, int]] | None  # (one that left, the reader)
+
+
+def stale_read_after_exit(ka: KernelAccesses, barrier_call: Node, exits: list[Node]) -> StaleRead | None:
+    """Threads that leave the kernel (`if (i >= n) return;`) before ``barrier_call`` skip
+    their stores; the barrier then waits only for the others (defined since Volta). Is an
+    element read after it that, had they stayed, one of them would have stored and that no
+    thread still running stores? The reader then sees what no thread wrote (a block
+    reduction over a partial tail block). ``exits``: the decisions whose other arm leaves.
+    Every store to the array must be made after the exit, by the running threads only, for
+    "no one stores it" to be decided; otherwise the answer is None."""
+    intervals = ka.block_intervals
+    exit_ids = {c.id for c in exits}
+    barriers = sorted(p for p in intervals.barrier_items
+                      if any(n.id == barrier_call.id for n in ka.cfg.blocks[p[0]].items[p[1]].walk()))
+    by_line = sorted(ka.accesses, key=lambda x: (x.node.line, x.node.col, x.node.id))
+    for point in barriers:
+        after = intervals.reach(Point(*point))
+        for write in by_line:
+            guard = _exit_guard(write, exit_ids)
+            decision = guard.cond if guard is not None else None
+            if not write.write or write.atomic or write.instance is not None or decision is None \
+                    or point not in intervals.reach_from(*write.point):
+                continue
+            stores = [x for x in ka.accesses if x.array == write.array and x.write]
+            if any(x.instance is not None or _exit_guard(x, exit_ids) is None for x in stores):
+                continue  # stored before the exit, or somewhere not followed: maybe filled
+            for read in by_line:
+                if read.array != write.array or not read.read or read.instance is not None \
+                        or read.point not in after or _exit_guard(read, exit_ids) is None \
+                        or _exit_guard(read, exit_ids).cond is not decision:
+                    continue
+                verdict = _check_pair(ka, write, read, exited=(1, decision.id))
+                if verdict is None or verdict == UNDECIDED:
+                    continue
+                if all(_check_pair(ka, replace(x) if x is write else x, write, exited=(2, decision.id),
+                                   example=False) is None for x in stores):
+                    return StaleRead(write, read, decision, not guard.polarity, verdict[1])
+    return None
+
+
+def _exit_guard(access: Access, exit_ids: set[int]):
+    """The access's guard that is one of the exits' decisions (taken the staying way)."""
+    return next((g for g in access.guards if g.cond.id in exit_ids and g.polarity is not None), None)
 
 
 def _same_own_element(a: Access, b: Access, uses_y: bool, uses_z: bool) -> bool:
@@ -374,11 +449,15 @@ def _strip(node: Node) -> Node:
 
 def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierIntervals | None = None,
                 iteration: tuple[str, object] = ("same", None), last: tuple[set, set] = (set(), set()),
-                example_if_intra: bool = True):
+                example_if_intra: bool = True, exited: tuple[int, int] | None = None,
+                example: bool = True):
     """None when no race is possible (or syncheck cannot tell); otherwise
     (all conflicts are between lanes of one warp, an example pair of threads, the shape).
     Without ``example_if_intra``, a conflict between lanes of one warp comes without its
-    example (the caller decides it again with the warp's own intervals)."""
+    example (the caller decides it again with the warp's own intervals); without
+    ``example``, no conflict comes with one. ``exited`` (thread 1 or 2, a decision's node
+    id): that thread took the other arm of the decision, which left the kernel, and makes
+    its access only as it would have had it stayed (see stale_read_after_exit)."""
     z3 = z3_module()
     shape = known_shape(ka)
     shared: dict = {}
@@ -404,7 +483,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         if same_element == UNDECIDED:
             count_decision("solver: byte ranges not formed")
             return UNDECIDED
-        encoded = _guard_terms(z3, e1, a, e2, b)
+        encoded = _guard_terms(z3, e1, a, e2, b, exited)
         if encoded is None:
             return None
         guards, warp_decisions = encoded
@@ -562,8 +641,8 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     inter = inter_verdict != z3.unsat
     if inter_verdict == z3.sat:
         solver = inter_solver
-    if not inter and not example_if_intra:
-        return (True, None, shape)
+    if not inter and not example_if_intra or not example:
+        return (not inter, None, shape)
     example = smallest_example(solver, e1, e2, None if shape else dims)
     if example is None:
         return (not inter, None, shape)
@@ -571,9 +650,10 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     return (not inter, threads, shape or found_shape)
 
 
-def _guard_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access):
+def _guard_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access, exited: tuple[int, int] | None = None):
     """The two accesses' conditions as terms, each with its level, and whether a decision the
-    whole warp takes alike is among them; None when the pair is not judged."""
+    whole warp takes alike is among them; None when the pair is not judged. ``exited``: the
+    thread (1 or 2) whose decision (node id) is taken the other way."""
     guards = []
     warp_decisions = False
     unread = set()  # the accesses under a thread's decision the encoder cannot read
@@ -606,7 +686,10 @@ def _guard_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access):
                 warp_decisions = True
             if g.polarity is None:
                 continue
-            guards.append((c if g.polarity else z3.Not(c), g.level))
+            holds = g.polarity
+            if exited is not None and enc.t == exited[0] and g.cond.id == exited[1]:
+                holds = not holds
+            guards.append((c if holds else z3.Not(c), g.level))
     return guards, warp_decisions
 
 

@@ -40,6 +40,9 @@ class ReachingDefinitions:
     # use node id -> the definitions that reach it (their nodes: an assignment, a `++`, a
     # declaration; None for a parameter's incoming value), for uses that several reach
     several: dict[int, tuple[Node | None, ...]] = field(default_factory=dict)
+    # use node id -> the one definition that reaches it (an assignment, a `+=`, a `++`, a
+    # declaration; None for a parameter's incoming value), whether or not its value is known
+    definition: dict[int, Node | None] = field(default_factory=dict)
 
 
 def reaching_definitions(params: list, cfg: CFG, live: set[int],
@@ -71,6 +74,7 @@ def reaching_definitions(params: list, cfg: CFG, live: set[int],
                         defs = state.get(var, frozenset())
                         if len(defs) == 1:
                             (only,) = defs
+                            record.definition[node.id] = def_nodes[only]
                             known = values.get(only)
                             if known is not None:
                                 record.unique[node.id] = known

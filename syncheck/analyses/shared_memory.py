@@ -17,7 +17,7 @@ from syncheck.analyses.barrier_intervals import (BarrierIntervals, admitted_bloc
                                                  first_test_passes_for_all)
 from syncheck.analyses.constants import integer_constant
 from syncheck.analyses.preconditions import kernel_preconditions, known_parameters
-from syncheck.analyses.reaching_definitions import reaching_definitions
+from syncheck.analyses.reaching_definitions import INCOMING, reaching_definitions
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
 from syncheck.analyses.levels import Level
 from syncheck.ir.calls import (bound_arguments, call_args, callee_name, constructor_call, member_object,
@@ -48,6 +48,9 @@ class Scope:
     multi_defs: set[str] = field(default_factory=set)
     # uses of multi_defs that one definition alone reaches: use node id -> its value
     reaching: dict[int, object] = field(default_factory=dict)
+    # uses of multi_defs that one definition alone reaches: use node id -> that definition
+    # (None: a parameter's incoming value)
+    reaching_definition: dict[int, Node | None] = field(default_factory=dict)
     # uses of a counter one loop steps, set just before that loop: use node id -> Induction
     loop_counters: dict[int, "Induction"] = field(default_factory=dict)
     # pointer -> (shared location key, offsets added to its position)
@@ -80,6 +83,9 @@ class Scope:
         if node.decl is None or node.decl.key not in self.bindings:
             return None
         if node.kind == "DECL_REF_EXPR" and node.decl.storage == "param":
+            if node.decl.key in self.multi_defs and "&" not in node.decl.type \
+                    and self.reaching.get(node.id) is not INCOMING:
+                return None  # the function changed it before this use (`len -= pre`)
             return self.bindings[node.decl.key]
         if node.kind == "MEMBER_REF_EXPR" and (not node.children or _strip(node.children[0]).kind == "CXX_THIS_EXPR"):
             return self.bindings[node.decl.key]
@@ -219,6 +225,7 @@ def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> 
     scope.later_defs = {k: (value, None, end) for k, (value, end) in _top_level_assignments(fn, init).items()}
     defs = reaching_definitions(fn.params, analysis.cfg, analysis.cfg.reachable(), multi)
     scope.reaching = defs.unique
+    scope.reaching_definition = defs.definition
     scope.loop_counters = _loop_counters(fn, defs.several)
     return scope
 
@@ -332,6 +339,9 @@ def _var_type(fn: Function, key: str) -> str:
             return p.type
     return ""
 
+
+
+_SEVERAL = object()  # several definitions reach a use
 
 
 def _bound_lvalue(node: Node, scope: Scope):
@@ -514,7 +524,7 @@ class _BlockContext:
 
 
 # Bounds on expanding synchronizing helpers into the kernel's CFG.
-_MAX_EXPANSION_DEPTH = 4
+_MAX_EXPANSION_DEPTH = 8
 _MAX_EXPANDED_BLOCKS = 4000
 
 
@@ -534,6 +544,8 @@ class KernelAccesses:
         self.analysis = service.analyze(kernel)
         self.accesses: list[Access] = []
         self.expanded_calls: set[int] = set()  # call nodes whose callee body is in the CFG
+        # a member of a shared struct (its location key) -> the struct variable's key
+        self.member_roots: dict[str, str] = {}
         self._returning: set[str] = set()  # functions whose returned pointer is being followed
         self._field_keys: set[str] = set()  # object fields bound by a constructor
         self._naming_shared: dict[str, bool] = {}
@@ -897,6 +909,12 @@ class KernelAccesses:
         field = self._field_binding(base, scope)
         if field is not None:
             return self._pointer_target(*field)
+        if base.kind == "DECL_REF_EXPR" and base.decl is not None and base.decl.key in scope.multi_defs \
+                and "*" in base.type and "&" not in base.decl.type:
+            # a pointer the function moves (`out += n`): what it holds at this use
+            definition = scope.reaching_definition.get(base.id, _SEVERAL)
+            if definition is not None:
+                return self._moved_pointer_target(definition, scope)
         if base.kind == "DECL_REF_EXPR" and base.decl is not None:
             if base.decl.key in scope.pointer_alias:
                 return scope.pointer_alias[base.decl.key]
@@ -905,6 +923,28 @@ class KernelAccesses:
                 return self._pointer_target(arg, arg_scope)
         arr = self._shared_base(base, scope)
         return (arr[0], []) if arr is not None else None
+
+    def _moved_pointer_target(self, definition, scope: Scope):
+        """The target of a pointer at a use one definition reaches: its declaration's or
+        assignment's value, or the pointer before a `p += n` / `p -= n` moved by n. Several
+        definitions, a `++`, or any other change: not known (None)."""
+        if definition is _SEVERAL:
+            return None
+        if definition.kind == "VAR_DECL" and definition.children and "[" not in definition.type:
+            return self._pointer_target(definition.children[-1], scope)
+        if definition.kind not in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") \
+                or len(definition.children) != 2:
+            return None
+        target, value = definition.children
+        if definition.op == "=":
+            return self._pointer_target(value, scope)
+        if definition.op not in ("+=", "-="):
+            return None
+        before = self._pointer_target(target, scope)
+        if before is None:
+            return None
+        return before[0], before[1] + [Offset(value, scope, 1 if definition.op == "+=" else -1,
+                                              element_unit(target))]
 
     # -- barriers --
     def _barrier(self, item: Node, warp: bool) -> bool:
@@ -982,7 +1022,9 @@ class KernelAccesses:
             base = self._shared_base(node.children[0], scope)
             if base is None:
                 return None
-            return f"{base[0]}.{node.spelling}", f"{base[1]}.{node.spelling}"
+            key = f"{base[0]}.{node.spelling}"
+            self.member_roots[key] = self.member_roots.get(base[0], base[0])
+            return key, f"{base[1]}.{node.spelling}"
         if node.kind != "DECL_REF_EXPR" or node.decl is None:
             return None
         d = node.decl

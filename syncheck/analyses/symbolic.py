@@ -350,7 +350,7 @@ class Encoder:
         if later is not None and node.start >= later[2]:
             value, value_scope, _ = later
             return self._as_type_of(self.expr(value, value_scope or scope, depth + 1), value, node)
-        if d.key in scope.bindings:
+        if d.key in scope.bindings and not (d.storage == "param" and scope.bound(node) is None):
             arg, arg_scope = scope.bindings[d.key]
             return self._as_type_of(self.expr(arg, arg_scope, depth + 1), arg, node)
         if d.storage in ("global", "constant", "template", "enum"):
@@ -402,6 +402,11 @@ class Encoder:
                         return self.sym(f"{d.key}@{reached.id}", per_thread=False)
                     raise
             value = scope.analysis.values.get(node.id)
+            # (a block-wide value stays one unknown: chains like `tmp -= it * n` of block-wide
+            # divisions cost the solver more than a race check's budget)
+            moved = self._moved_value(node, scope, depth) if value is None or value.level > Level.BLOCK else None
+            if moved is not None:
+                return moved
             if value is not None and value.const is not None and isinstance(value.const, int):
                 return constant_term(z3, value.const, C.z3_bits(_int(node)))
             if value is not None and value.level <= Level.BLOCK:
@@ -413,6 +418,22 @@ class Encoder:
             if d.storage == "local" and d.key in scope.multi_defs and reached is None:
                 raise MergedDefinitions()
         raise NotEncodable()
+
+    def _moved_value(self, node: Node, scope: Scope, depth: int):
+        """A variable read where one `x += e` / `x -= e` alone reaches (`len -= prefix;` before
+        the loop over what is left): its value before, moved by e. None where another kind of
+        definition reaches, or the parts cannot be encoded."""
+        definition = scope.reaching_definition.get(node.id)
+        if definition is None or definition.kind != "COMPOUND_ASSIGNMENT_OPERATOR" \
+                or definition.op not in ("+=", "-=") or len(definition.children) != 2:
+            return None
+        before, step = definition.children
+        try:
+            old = self.expr(before, scope, depth + 1)
+            delta = C.z3_convert(self.z3, self.expr(step, scope, depth + 1), _int(step), old.size())
+        except NotEncodable:
+            return None
+        return old + delta if definition.op == "+=" else old - delta
 
     def _finite_values(self, d, scope: Scope) -> list | None:
         """The values a local takes that is computed from its own previous value (a ping-pong
@@ -989,7 +1010,15 @@ def _reads_memory(node: Node, scope: Scope, depth: int = 0) -> bool:
 
 
 def _is_load(n: Node) -> bool:
-    return n.kind == "ARRAY_SUBSCRIPT_EXPR" or (n.kind == "UNARY_OPERATOR" and n.op == "*")
+    """A read of memory: a subscript, a dereference, or a __shared__ scalar or struct member
+    (`task.count`), which every thread reads from the one copy the block shares."""
+    if n.kind == "ARRAY_SUBSCRIPT_EXPR" or (n.kind == "UNARY_OPERATOR" and n.op == "*"):
+        return True
+    base = n
+    while base.kind == "MEMBER_REF_EXPR" and base.children:
+        base = _strip(base.children[0])
+    return base.kind == "DECL_REF_EXPR" and base.decl is not None and base.decl.storage == "shared" \
+        and "[" not in base.decl.type
 
 
 def _named_value(n: Node, scope: Scope):

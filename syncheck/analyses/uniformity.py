@@ -20,7 +20,7 @@ from syncheck.analyses import c_semantics as C
 from syncheck.analyses import per_thread as PT
 from syncheck.analyses import primitives as P
 from syncheck.analyses.control_dependence import control_dependences
-from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level, join_all
+from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level, join_all, run_level
 from syncheck.analyses.launch_shapes import LaunchShapes, ProjectLaunchShapes
 from syncheck.analyses.warp_idioms import Butterfly, butterfly
 from syncheck.analyses.reaching_definitions import ASSIGN_OPS
@@ -776,9 +776,14 @@ class _FunctionAnalyzer:
             if member == "":
                 return Value(Level.THREAD, origin=origin)
             dims = shape.block_dim
-            if dims and dims[0] % 32 == 0 or (dims is None and shape.x_multiple_of_32):
-                return Value(Level.WARP, origin=origin, affine=affine, thread_axis=member or None)
-            return Value(Level.THREAD, origin=origin, affine=affine, thread_axis=member or None)
+            if dims is None:
+                level = Level.WARP if shape.x_multiple_of_32 else Level.THREAD
+            else:
+                # threadIdx.y is the same over runs of blockDim.x consecutive threads,
+                # threadIdx.z over runs of x*y: uniform in the aligned groups that divide a run
+                # (a dim3(8, 4, 4) block: z is warp-uniform, y uniform in 8-thread tiles)
+                level = run_level(dims[0] if member == "y" else dims[0] * dims[1])
+            return Value(level, origin=origin, affine=affine, thread_axis=member or None)
         if name == "blockIdx":
             return Value(Level.BLOCK, origin=origin)
         if name == "blockDim":

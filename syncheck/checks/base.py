@@ -20,6 +20,8 @@ class CheckContext:
     path: str  # as the user named it, for output
     # (line, message): what an analysis could not decide, shown to the user as notes
     analysis_notes: list[tuple[int, str]] = field(default_factory=list)
+    # what the shared analyses computed for this file, kept for every rule that asks again
+    memo: dict[str, dict] = field(default_factory=dict)
 
     def text(self, node: Node) -> str:
         return self.program.text(node)

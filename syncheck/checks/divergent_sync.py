@@ -90,7 +90,7 @@ class PartialReachCheck(Check):
         """The Fix offered for a finding (None: no fix)."""
         return None
 
-    def accepts(self, reach: PartialReach) -> bool:
+    def accepts(self, ctx: CheckContext, reach: PartialReach) -> bool:
         """Is this partial reach this rule's to report? (SYN101 and SYN104 share reaches.)"""
         return True
 
@@ -101,7 +101,7 @@ class PartialReachCheck(Check):
     def run(self, ctx: CheckContext):
         taken = _block_barrier_causes(ctx) if self.defers_to_block_barriers else set()
         reaches = sorted((r for r in partial_reaches(ctx.uniformity, self.allowed)
-                          if r.anchor_function.reported and self.accepts(r)),
+                          if r.anchor_function.reported and self.accepts(ctx, r)),
                          key=lambda r: (r.anchor.line, r.anchor.col, r.site.node.line))
         # A call that reaches the primitive under a decision that already makes a direct
         # primitive partial is the same bug: it becomes a note of that finding.

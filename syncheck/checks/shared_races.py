@@ -2,29 +2,53 @@
 
 from __future__ import annotations
 
-from syncheck.analyses.races import SMALLEST_SHAPE, Race, find_races
+from syncheck.analyses.races import SMALLEST_SHAPE, Race, StaleRead, find_races, stale_read_after_exit
+from syncheck.analyses.shared_memory import KernelAccesses
 from syncheck.checks.base import CheckContext
+
+
+def kernel_accesses(ctx: CheckContext, fn) -> KernelAccesses:
+    """A kernel's shared-memory accesses, found once per file for every rule that needs them."""
+    cache = ctx.memo.setdefault("kernel accesses", {})
+    if fn.key not in cache:
+        cache[fn.key] = KernelAccesses(ctx.program, ctx.uniformity, fn)
+    return cache[fn.key]
+
+
+def stale_read(ctx: CheckContext, reach) -> StaleRead | None:
+    """For a barrier that some threads skip only by leaving the kernel: a read after it of an
+    element that only the threads that left would have stored (see races.stale_read_after_exit)."""
+    fn = reach.anchor_function
+    if fn.kind != "kernel" or fn.body is None or fn.has_errors or not ctx.program.analyzed_generically(fn):
+        return None
+    cache = ctx.memo.setdefault("stale reads", {})
+    key = (fn.key, reach.site.node.id, tuple(c.cond.id for c in reach.causes))
+    if key not in cache:
+        cache[key] = stale_read_after_exit(kernel_accesses(ctx, fn), reach.site.node,
+                                           [c.cond for c in reach.causes])
+    return cache[key]
 
 
 def kernel_races(ctx: CheckContext):
     """Races of every kernel in the file, computed once per file for both rules."""
-    cache = getattr(ctx, "_races", None)
+    cache = ctx.memo.get("races")
     if cache is None:
         cache = []
         reported: set[tuple[str, int, int]] = set()
         for fn in ctx.program.functions.values():
             if fn.kind == "kernel" and fn.body is not None and fn.reported and not fn.has_errors \
                     and ctx.program.analyzed_generically(fn):
-                result = find_races(ctx.program, ctx.uniformity, fn, reported)
+                result = find_races(ctx.program, ctx.uniformity, fn, reported, kernel_accesses(ctx, fn))
                 cache.extend((fn, r) for r in result.races)
-                reported.update((r.second.name, r.second.node.line, r.second.node.col) for r in result.races)
+                reported.update((r.second.name, r.second.node.line, r.second.node.col)
+                                for race in result.races for r in [race] + race.other_members)
                 for a, b in result.undecided:
                     ctx.analysis_notes.append((b.node.line, (
                         f"'{fn.name}': whether '{ctx.text(a.node)}' (line {a.line}) and "
                         f"'{ctx.text(b.node)}' (line {b.line}) can touch the same element of "
                         f"shared '{a.name}' was not decided within the solver's budget; no "
                         f"finding is reported for this pair")))
-        ctx._races = cache
+        ctx.memo["races"] = cache
     return cache
 
 
@@ -60,3 +84,14 @@ def shape_note(ctx: CheckContext, race: Race, kernel):
                                           f"--block-dim or '// syncheck: block-dim X,Y,Z')")
     x, y, z = race.shape
     return ctx.note(race.second.node, f"block shape assumed: {x}x{y}x{z} (from {race.shape_source})")
+
+
+def member_notes(ctx: CheckContext, race: Race) -> list:
+    """The races on the struct's other members that this finding stands for."""
+    notes = []
+    for other in race.other_members:
+        a, b = ordered(other)
+        notes.append(ctx.note(b.node, f"another member of the struct races the same way: "
+                                      f"{access_text(ctx, a)} (line {a.line}) and {access_text(ctx, b)} "
+                                      f"(line {b.line})"))
+    return notes

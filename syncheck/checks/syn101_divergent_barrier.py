@@ -12,6 +12,7 @@ from syncheck.analyses.levels import Level
 from syncheck.checks.fix_points import control_level, delete_statement, indent_of, statement_end
 from syncheck.diagnostics import UNSAFE, Edit, Fix
 from syncheck.checks.divergent_sync import PartialReachCheck, describe_cause, exits_kernel_only, subject
+from syncheck.checks.shared_races import stale_read
 
 
 class DivergentBarrier(PartialReachCheck):
@@ -21,13 +22,32 @@ class DivergentBarrier(PartialReachCheck):
     def allowed(self, site):
         return Level.BLOCK if site.prim.category == P.BLOCK_BARRIER else None
 
-    def accepts(self, reach) -> bool:
-        return not exits_kernel_only(reach)  # SYN104
+    def accepts(self, ctx, reach) -> bool:
+        # A barrier some threads skip only by leaving the kernel is SYN104, unless a read
+        # after it shows what they skipped: an element only they would have stored.
+        return not exits_kernel_only(reach) or stale_read(ctx, reach) is not None
 
     def explain(self, ctx, reach):
+        stale = stale_read(ctx, reach) if exits_kernel_only(reach) else None
+        if stale is not None:
+            return self._explain_stale(ctx, reach, stale)
         return (f"{subject(reach)} may be reached by only part of the block: "
                 f"{describe_cause(ctx, reach)}; every thread of the block must reach "
                 f"the same barrier")
+
+    @staticmethod
+    def _explain_stale(ctx, reach, stale):
+        example = ""
+        if stale.threads:
+            left, reader = (t[0] if not (t[1] or t[2]) else t for t in stale.threads)
+            example = f" (for example thread {reader} reads what thread {left} would have stored)"
+        return (f"{subject(reach)} is reached only by the threads that stay in the kernel: "
+                f"threads for which '{ctx.text(stale.decision)}' "
+                f"{'holds' if stale.leaves_when else 'fails'} leave at line {stale.decision.line} "
+                f"and never store {ctx.text(stale.write.node)} (line {stale.write.line}), "
+                f"yet after this barrier {ctx.text(stale.read.node)} (line {stale.read.line}) "
+                f"reads an element only they would have stored, and no thread still running "
+                f"stores it{example}; keep every thread to the barrier and guard the work instead")
 
     def fix(self, ctx, reach):
         if reach.chain or len(reach.causes) != 1:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from syncheck.analyses import primitives as P
 from syncheck.analyses.levels import Level
 from syncheck.checks.divergent_sync import PartialReachCheck, describe_cause, exits_kernel_only, subject
+from syncheck.checks.shared_races import stale_read
 from syncheck.diagnostics import Severity
 
 
@@ -17,8 +18,9 @@ class BarrierAfterExit(PartialReachCheck):
     def allowed(self, site):
         return Level.BLOCK if site.prim.category == P.BLOCK_BARRIER else None
 
-    def accepts(self, reach) -> bool:
-        return exits_kernel_only(reach)
+    def accepts(self, ctx, reach) -> bool:
+        # where a read after the barrier shows what the exits cost, it is SYN101's
+        return exits_kernel_only(reach) and stale_read(ctx, reach) is None
 
     def explain(self, ctx, reach):
         return (f"{subject(reach)} is reached only by threads that stay in the kernel; the others "

@@ -12,7 +12,7 @@ from syncheck.analyses.levels import Level
 from syncheck.checks.base import Check, CheckContext
 from syncheck.checks.fix_points import (control_level, exact_text, function_of, inside,
                                         insert_before, statement_path)
-from syncheck.checks.shared_races import access_text, kernel_races, ordered, shape_note
+from syncheck.checks.shared_races import access_text, kernel_races, member_notes, ordered, shape_note
 from syncheck.diagnostics import UNSAFE, Edit, Fix
 
 _SPLIT_OPS = ("COMPOUND_ASSIGNMENT_OPERATOR", "BINARY_OPERATOR")
@@ -37,7 +37,7 @@ class ImplicitWarpSynchronous(Check):
                        f"Volta lanes do not run in lockstep and 'volatile' does not order them: put "
                        f"__syncwarp() between the steps")
             notes = [] if first is second else [ctx.note(first.node, f"the other access: {access_text(ctx, first)}")]
-            finding = ctx.finding(self, second.node, message, kernel.name, notes + [shape_note(ctx, race, kernel)])
+            finding = ctx.finding(self, second.node, message, kernel.name, notes + [shape_note(ctx, race, kernel)] + member_notes(ctx, race))
             finding.fix = _syncwarp_fix(ctx, first, second)
             yield finding
 

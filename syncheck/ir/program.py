@@ -546,12 +546,13 @@ class ProgramBuilder:
                 self._register_uses_in(fn)
 
     def _register_uses_in(self, fn: Function) -> None:
-        """Register the specializations of launching host templates that fn's body refers to."""
+        """Register the specializations of launching host templates that fn's body refers to
+        (`run<128>(...)`, or a method `op.eval(...)` of a class template's object)."""
         body = self._host_bodies.get(fn.key)
         if body is None or not self._text_mentions(fn, self._launching_names):
             return
         for node in body.walk_preorder():
-            if node.kind not in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF):
+            if node.kind not in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF, K.MEMBER_REF_EXPR):
                 continue
             target = node.referenced
             if target is None or target.kind not in (K.FUNCTION_DECL, K.CXX_METHOD):
