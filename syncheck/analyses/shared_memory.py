@@ -909,9 +909,10 @@ class KernelAccesses:
         field = self._field_binding(base, scope)
         if field is not None:
             return self._pointer_target(*field)
-        if base.kind == "DECL_REF_EXPR" and base.decl is not None and base.decl.key in scope.multi_defs \
-                and "*" in base.type and "&" not in base.decl.type:
-            # a pointer the function moves (`out += n`): what it holds at this use
+        if base.kind == "DECL_REF_EXPR" and base.decl is not None and base.decl.storage == "param" \
+                and base.decl.key in scope.multi_defs and "*" in base.type and "&" not in base.decl.type:
+            # a pointer parameter the function moves (`out += n`): what it holds at this use
+            # (a local assigned more than once stays unknown, as it was)
             definition = scope.reaching_definition.get(base.id, _SEVERAL)
             if definition is not None:
                 return self._moved_pointer_target(definition, scope)

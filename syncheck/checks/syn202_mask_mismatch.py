@@ -82,6 +82,13 @@ class MaskMismatch(Check):
             dims = ctx.uniformity.shape_of(frames[0].site.function if frames else site.function).block_dim
             lanes = active_lanes(site, frames, dims[0] if dims and dims[1] * dims[2] == 1 else None)
             if lanes is None:
+                if masks(0) == 0:
+                    # Which lanes run it is unknown here, but a lane that runs it must be in
+                    # the mask, and an empty mask names none.
+                    reported.add(site.node.id)
+                    yield ctx.finding(self, node, f"mask 0x00000000 of {site.prim.name} names no lane: "
+                                                  f"every lane that executes the call is outside its "
+                                                  f"own mask", site.function.name)
                 continue
             for warp, active in enumerate(lanes):
                 m = masks(warp)
