@@ -251,6 +251,37 @@ class BarrierIntervals:
                     work.append(succ)
         return facts
 
+    def arms_to_next_iteration(self, block: int, index: int, loop: Loop) -> frozenset | None:
+        """The arms of `if` branches of the loop's own body (not of a loop inside it) that
+        every barrier-free path from item (block, index) to the loop's next iteration takes,
+        as (branch block, successor position): a barrier the body skips only under a
+        condition (`if (d > 32) __syncthreads();`) is passed by only when that condition
+        says so in this iteration. None: no barrier-free path reaches the next iteration."""
+        inner = {b for lp in self.loops if lp is not loop and lp.blocks < loop.blocks for b in lp.blocks}
+        facts: dict[int, frozenset] = {}
+        arrived: frozenset | None = None
+        work: list[tuple[int, int, frozenset]] = [(block, index + 1, frozenset())]
+        while work:
+            b, first, known = work.pop()
+            items = self.cfg.blocks[b].items
+            if any((b, i) in self.barrier_items for i in range(first, len(items))):
+                continue
+            node = self.cfg.blocks[b]
+            for n, succ in enumerate(node.succs):
+                if succ not in self.live or succ not in loop.blocks:
+                    continue
+                step = {(b, n)} if node.branch_kind == "if" and b not in inner and len(node.succs) == 2 else set()
+                new = known | step
+                if succ == loop.header:
+                    arrived = new if arrived is None else arrived & new
+                    continue
+                old = facts.get(succ)
+                merged = new if old is None else old & new
+                if merged != old:
+                    facts[succ] = merged
+                    work.append((succ, 0, merged))
+        return arrived
+
     def reach_from(self, block: int, index: int) -> set[tuple[int, int]]:
         """Items a thread can execute after item (block, index) before its next barrier."""
         if (block, index) in self.barrier_items:

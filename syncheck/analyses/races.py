@@ -599,6 +599,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         except NotEncodable:
             pass  # a bound the encoder cannot read bounds nothing
     solver.add(z3.Or(*[x != y for x, y in zip(e1.tid, e2.tid)]))
+    solver.add(*_iterations_apart(ka, intervals, e1, a, e2, b))
     group = _same_value_group(a, b)
     if group:
         # Threads of one aligned group store one value there: only stores from different
@@ -648,6 +649,67 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         return (not inter, None, shape)
     threads, found_shape = example
     return (not inter, threads, shape or found_shape)
+
+
+def _iterations_apart(ka: KernelAccesses, intervals: BarrierIntervals, e1: Encoder, a: Access,
+                      e2: Encoder, b: Access) -> list:
+    """Two threads in different iterations of a loop that a barrier ends only under a
+    block-wide condition (`if (d > 32) __syncthreads();`) are there only if the one behind
+    went on without the barrier: in its own iteration the condition let it pass. So for each
+    such loop around both accesses: the same iteration (its test's variables equal for the
+    two), or the earlier thread's iteration skipped the barrier."""
+    z3 = e1.z3
+    out = []
+    if a.instance is not None or b.instance is not None:
+        return out
+    for loop in intervals.loops:
+        if not loop.barrier_free_cycle or a.point[0] not in loop.blocks or b.point[0] not in loop.blocks:
+            continue
+        header = ka.cfg.blocks[loop.header]
+        ctx = ka.contexts.get(loop.header)
+        if header.branch is None or ctx is None:
+            continue
+        counters = [n for n in header.branch.walk() if n.kind == "DECL_REF_EXPR" and n.decl is not None
+                    and n.decl.key in e1.varying and n.decl.key in e2.varying]
+        skips = [_skip_terms(ka, intervals, enc, acc, loop) for enc, acc in ((e1, a), (e2, b))]
+        if not counters or all(s == [] for s in skips):
+            continue  # either thread may run ahead, under no known condition: nothing to add
+        try:
+            for n in counters:  # makes each thread's iteration count of the loop
+                e1.expr(n, ctx.scope), e2.expr(n, ctx.scope)
+        except NotEncodable:
+            continue
+        name = f"iter:{ctx.scope.analysis.function.key}:{header.branch_stmt.id if header.branch_stmt else None}"
+        k1, k2 = e1.private.get(f"{name}#1"), e2.private.get(f"{name}#2")
+        if k1 is None or k2 is None:
+            continue
+        ahead = [k1 == k2]
+        if skips[0] is not None:
+            ahead.append(z3.And(z3.ULT(k1, k2), *skips[0]))  # thread 1 is behind
+        if skips[1] is not None:
+            ahead.append(z3.And(z3.ULT(k2, k1), *skips[1]))
+        out.append(z3.Or(*ahead))
+    return out
+
+
+def _skip_terms(ka: KernelAccesses, intervals: BarrierIntervals, enc: Encoder, acc: Access, loop):
+    """The block-wide decisions, as terms of this thread, under which it goes from the access
+    to the loop's next iteration with no barrier; [] when nothing is known of them (any
+    path may do), None when every path meets a barrier (it cannot run ahead)."""
+    arms = intervals.arms_to_next_iteration(*acc.point, loop)
+    if arms is None:
+        return None
+    terms = []
+    for block, arm in sorted(arms):
+        node, ctx, level = ka.cfg.blocks[block], ka.contexts.get(block), ka.cond_levels.get(block)
+        if node.branch is None or ctx is None or level is None or level > Level.BLOCK:
+            continue
+        try:
+            c = enc.cond(node.branch, ctx.scope)
+        except NotEncodable:
+            continue
+        terms.append(c if arm == 0 else enc.z3.Not(c))
+    return terms
 
 
 def _guard_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access, exited: tuple[int, int] | None = None):
