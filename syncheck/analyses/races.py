@@ -493,10 +493,12 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     if a is b and a.write and not a.read and a.value_level <= Level.BLOCK:
         count_decision("fast: one block-uniform value stored")
         return None  # every thread stores the same block-uniform value: benign
-    if a is b and a.write and e1.input_tests and e2.input_tests:
+    if (a is b or not a.read and not b.read) and a.write and b.write and e1.input_tests and e2.input_tests:
         # One store made by the threads the input selects (`if (col == row) s_diag[w] = v;`,
-        # the lane holding the diagonal): two writers need an input with two matches, which
-        # the author rules out and nothing in the code states. Not judged.
+        # the lane holding the diagonal; or the arms of one search, `if (h[t] < m && m <
+        # h[t + 1]) pos = t; else if (h[t] == m ...) pos = t;` over a sorted scan): two
+        # writers need an input with two matches, which the author rules out and nothing in
+        # the code states. Not judged.
         count_decision("fast: store by the input-selected thread")
         return None
     for enc in (e1, e2):

@@ -355,6 +355,12 @@ class Encoder:
             return self._as_type_of(self.expr(arg, arg_scope, depth + 1), arg, node)
         if d.storage in ("global", "constant", "template", "enum"):
             return self.sym(d.key, per_thread=False)
+        if d.storage == "shared" and "[" not in d.type and self.next_iteration is None:
+            # A __shared__ scalar (`luc[firstBin]`): one word of the block, the same value for
+            # two threads reading it in one interval (a store racing with the reads is a
+            # finding of its own). Across iterations of a loop it may have changed: not
+            # encoded there.
+            return self.sym(f"{d.key}@shared", per_thread=False)
         if d.storage == "param" and d.key not in scope.multi_defs:
             return self.sym(d.key, per_thread=False)
         if d.storage in ("local", "param"):
