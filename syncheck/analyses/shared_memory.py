@@ -344,6 +344,22 @@ def _var_type(fn: Function, key: str) -> str:
 _SEVERAL = object()  # several definitions reach a use
 
 
+def _carve_of(node: Node, scope: Scope):
+    """The carve extent of the pointer an access indexes: its own, or, for a parameter, that
+    of the caller's pointer it is bound to (a helper handed `genotype` indexes its part)."""
+    for _ in range(8):
+        if node.kind != "DECL_REF_EXPR" or node.decl is None:
+            return None
+        carve = scope.carve_extents.get(node.decl.key)
+        if carve is not None or node.decl.storage != "param":
+            return carve
+        bound = scope.bound(node)
+        if bound is None:
+            return None
+        node, scope = _strip(bound[0]), bound[1]
+    return None
+
+
 def _bound_lvalue(node: Node, scope: Scope):
     """A reference parameter names the caller's lvalue (`swap(s[i], s[j])` binds `a` to
     `s[i]`): that lvalue and the caller's scope, one call level up; None for anything else."""
@@ -1232,7 +1248,7 @@ class KernelAccesses:
             return False
         target = self._pointer_target(cur, scope) if cur.kind in ("DECL_REF_EXPR", "MEMBER_REF_EXPR") else None
         offsets = target[1] if target is not None else []
-        carve = scope.carve_extents.get(cur.decl.key) if cur.kind == "DECL_REF_EXPR" and cur.decl else None
+        carve = _carve_of(cur, scope)
         indices.reverse()
         if cur.kind == "MEMBER_REF_EXPR":
             extents = _extents(cur.type)

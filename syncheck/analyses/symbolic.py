@@ -296,6 +296,11 @@ class Encoder:
         bound = scope.bound(node)
         if bound is not None:
             return self.expr(bound[0], bound[1], depth + 1)
+        constant = _constant_member(node)
+        if constant is not None:
+            # a field of a __constant__ struct (`cData.dockpars.num_of_genes`): read-only in
+            # kernels, one value for the whole grid
+            return self.sym(constant, per_thread=False)
         if node.decl is None or node.children and _strip(node.children[0]).kind != "CXX_THIS_EXPR":
             raise NotEncodable()
         value = scope.analysis.values.get(node.id)
@@ -1013,6 +1018,19 @@ def _reads_memory(node: Node, scope: Scope, depth: int = 0) -> bool:
         if named is not None and _reads_memory(named[0], named[1], depth + 1):
             return True
     return False
+
+
+def _constant_member(node: Node) -> str | None:
+    """`c.a.b` of a `__constant__` struct variable c, named by its path; None otherwise."""
+    path = []
+    n = node
+    while n.kind == "MEMBER_REF_EXPR" and n.children and n.spelling:
+        path.append(n.spelling)
+        n = _strip(n.children[0])
+    if n.kind != "DECL_REF_EXPR" or n.decl is None or n.decl.storage != "constant" or "[" in n.decl.type \
+            or not path or C.int_type(node.type) is None:
+        return None
+    return ".".join([n.decl.key] + path[::-1])
 
 
 def _is_load(n: Node) -> bool:
