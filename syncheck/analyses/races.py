@@ -681,8 +681,10 @@ def _iterations_apart(ka: KernelAccesses, intervals: BarrierIntervals, e1: Encod
                 e1.expr(n, ctx.scope), e2.expr(n, ctx.scope)
         except NotEncodable:
             continue
-        name = f"iter:{ctx.scope.analysis.function.key}:{header.branch_stmt.id if header.branch_stmt else None}"
-        k1, k2 = e1.private.get(f"{name}#1"), e2.private.get(f"{name}#2")
+        if header.branch_stmt is None:
+            continue
+        key = ctx.scope.analysis.function.key
+        k1, k2 = e1.iteration_of(key, header.branch_stmt.id), e2.iteration_of(key, header.branch_stmt.id)
         if k1 is None or k2 is None:
             continue
         ahead = [k1 == k2]

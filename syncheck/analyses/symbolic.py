@@ -498,7 +498,7 @@ class Encoder:
         """The iteration count of the induction's loop: one per loop (the inductions of a
         loop move together); in a loop's last iteration, its trip count less one."""
         where = induction.loop if induction.loop is not None else f"line {induction.line}"
-        name = f"iter:{scope.analysis.function.key}:{where}"
+        name = _iteration_name(scope.analysis.function.key, where)
         if name in self.counter_override:
             return self.counter_override[name]
         if induction.loop is not None and induction.loop in self.last_iterations and \
@@ -510,6 +510,11 @@ class Encoder:
         k = self.sym(name, per_thread=key in self.varying)
         self.iteration_counters.append(k)
         return k
+
+    def iteration_of(self, function_key: str, loop_id: int):
+        """This thread's own iteration count of a loop, once an induction of the loop has
+        made one for it (None otherwise, or where both threads share one)."""
+        return self.private.get(f"{_iteration_name(function_key, loop_id)}#{self.t}")
 
     def _stepped(self, induction, start, count, scope: Scope, depth: int, counter: Node | None = None):
         z3 = self.z3
@@ -1018,6 +1023,10 @@ def _reads_memory(node: Node, scope: Scope, depth: int = 0) -> bool:
         if named is not None and _reads_memory(named[0], named[1], depth + 1):
             return True
     return False
+
+
+def _iteration_name(function_key: str, loop) -> str:
+    return f"iter:{function_key}:{loop}"
 
 
 def _constant_member(node: Node) -> str | None:
