@@ -44,7 +44,7 @@ CUDA_SUFFIXES = (".cu", ".cuh")
 HOST_SUFFIXES = (".cpp", ".cc", ".cxx", ".c++")
 PYTHON_SUFFIXES = (".py",)
 # Host C++ and Python files matter only when they launch kernels: a cheap text test.
-_HOST_MARKERS = (b"cudaLaunch", b"cuLaunch", b"<<<")
+_HOST_MARKERS = (b"cudaLaunch", b"cuLaunch", b"<<<", b"<< <")  # (spaced chevrons too)
 _PYTHON_MARKERS = (b"RawKernel", b"RawModule")
 
 

@@ -24,6 +24,7 @@ import clang.cindex as ci
 
 from syncheck.frontend import include_prefix, precompiled, system_prefix
 from syncheck.frontend.asm_escapes import with_ptx_names_escaped
+from syncheck.frontend.launch_spacing import with_launches_joined
 from syncheck.frontend.clang_api import KEEP_GOING
 from syncheck.include_policy import allowed_by_current, current_guard, guarded_parse, GuardedIndex
 from syncheck.frontend.cuda_headers import MODEL_DIR, STANDINS_DIR, RealHeaders
@@ -211,7 +212,7 @@ def parse_source(path: str, source: bytes, options: ParseOptions,
     reparsed on the next call for path.
     """
     parent = os.path.dirname(os.path.abspath(path))
-    text = with_instantiation_references(with_ptx_names_escaped(source.decode("utf-8")))
+    text = with_instantiation_references(with_launches_joined(with_ptx_names_escaped(source.decode("utf-8"))))
     if real is None:
         args = options.clang_args()
         if use_pch and not reuse:
@@ -405,7 +406,7 @@ def _added_spans(source: bytes) -> list[tuple[int, int, int]]:
     with_instantiation_references adds to this source."""
     if b"template" not in source:
         return []
-    return _with_references(with_ptx_names_escaped(source.decode("utf-8", "replace")))[1]
+    return _with_references(with_launches_joined(with_ptx_names_escaped(source.decode("utf-8", "replace"))))[1]
 
 
 def _self_inclusion(diag: ci.Diagnostic) -> bool:

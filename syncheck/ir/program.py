@@ -38,6 +38,10 @@ LAUNCH_APIS = {"cudaLaunchKernel", "cudaLaunchCooperativeKernel", "cudaLaunchKer
                "cuLaunchKernelEx"}
 
 
+# Text that shows a function may launch a kernel: chevrons (also spaced, `<< <`, which the
+# parse reads joined: frontend/launch_spacing.py) and the runtime's and driver's launch calls.
+LAUNCH_MARKERS = ("<<<", "<< <", "cudaLaunch", "cuLaunch")
+
 @dataclass
 class Param:
     name: str
@@ -304,7 +308,7 @@ def _launching_macros(lines: list[str]) -> tuple[str, ...]:
         bodies[m.group(1)] = "\n".join(text)[m.end():]
         i += 1
     found: set[str] = set()
-    markers = ["<<<", "cudaLaunch", "cuLaunch"]
+    markers = list(LAUNCH_MARKERS)
     changed = True
     while changed:
         changed = False
@@ -379,7 +383,7 @@ class ProgramBuilder:
         self._collect(self.parsed.tu.cursor)
         self._reach()
         launches: list[LaunchSite] = []
-        self._markers = ("<<<", "cudaLaunch", "cuLaunch") + _launching_macros(self.lines)
+        self._markers = LAUNCH_MARKERS + _launching_macros(self.lines)
         for fn in list(self.functions.values()):
             if fn.kind in ("host", "host_device") and self._may_launch(fn) and fn.body is not None:
                 launches.extend(self._launches(fn))
@@ -409,7 +413,7 @@ class ProgramBuilder:
         if fn.in_main_file:
             return fn.mentions(*self._markers)  # launches, and the file's launching macros
         text = self._header_text(fn.file, fn.line, fn.end_line)
-        return text is None or any(w in text for w in ("<<<", "cudaLaunch", "cuLaunch"))
+        return text is None or any(w in text for w in LAUNCH_MARKERS)
 
     def _header_text(self, path: str, line: int, end_line: int) -> str | None:
         lines = self._header_lines.get(path, False)
