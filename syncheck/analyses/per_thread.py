@@ -94,3 +94,15 @@ def ballot(predicate: PerThread) -> PerThread | None:
     bits = (padded.reshape(-1, 32) != 0).astype(np.uint64) << np.arange(32, dtype=np.uint64)
     per_warp = bits.sum(axis=1).astype(np.int64)
     return PerThread(np.repeat(per_warp, 32)[:len(values)])
+
+
+def constant_run(values: PerThread) -> int:
+    """The largest aligned group size (1, 2, 4, ..., 32) over which the value is the same for
+    every thread: 32 means it differs only between warps (with whole-warp rows)."""
+    v = values.values
+    size = 1
+    for g in (2, 4, 8, 16, 32):
+        if len(v) % g or not np.all(v.reshape(-1, g) == v.reshape(-1, g)[:, :1]):
+            break
+        size = g
+    return size

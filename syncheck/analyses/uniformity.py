@@ -1077,6 +1077,11 @@ class _FunctionAnalyzer:
                 affine = (tuple(scale * x for x in form[0]), rest)
             elif op in ("<", "<=", ">", ">=", "==", "!=") and fa[0] == fb[0]:
                 level, affine = rest, None  # both sides carry the same thread part
+        if per_thread is not None and level > Level.WARP and self.shape.x_multiple_of_32 and \
+                (self.shape.block_dim is None or self.shape.block_dim[1] * self.shape.block_dim[2] == 1):
+            # A function of threadIdx.x alone that is the same over aligned runs of threads
+            # (`threadIdx.x - lane`, the warp's first thread): as uniform as those runs.
+            level = min(level, group_level(PT.constant_run(per_thread)))
         lane_only = level > Level.BLOCK and a.lane_like and b.lane_like
         if op in ("%", "&") and a.lane_linear and self.shape.x_multiple_of_32 and \
                 b.const == (32 if op == "%" else 31):
