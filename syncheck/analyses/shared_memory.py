@@ -1159,7 +1159,10 @@ class KernelAccesses:
                     # binding a reference is no access: a CUB collective keeps one to its
                     # TempStorage; a function accesses what it names where it names it
                     continue
-                keep = mode in ("write", "update") and kind in POINTER_WRAPPERS
+                # a store through a wrapper, or to a field of an element (`tile[i].x = v`),
+                # stores to what it wraps: the element is written, not read
+                keep = mode in ("write", "update") and (kind in POINTER_WRAPPERS or (
+                    kind == "MEMBER_REF_EXPR" and c is node.children[0] and "*" not in c.type))
                 stack.append((c, mode if keep or mode == "read" else "read", gs, stored))
         if copies:
             added = self.accesses[first:]
