@@ -43,6 +43,8 @@ def test_reference_kernel_compiles(path, tmp_path):
 
 
 FIXTURE_SOURCES = sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".cu", ".cpp"))
+# CUDA library headers a toolkit may lack (the fixtures that include them still analyze)
+LIBRARY_HEADERS = ("curand_kernel.h", "curand.h", "cufft.h", "cufftXt.h")
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc is not installed on this machine")
@@ -56,6 +58,8 @@ def test_fixture_compiles_unless_marked(path, tmp_path):
     r = subprocess.run([NVCC, "-std=c++17", *arch, "-x", "cu", "-c", str(path), "-o",
                         str(tmp_path / "f.o")], capture_output=True, text=True)
     rejects = "// nvcc: rejects" in path.read_text(encoding="utf-8")
+    if r.returncode != 0 and not rejects and any(f"fatal error: {h}" in r.stderr for h in LIBRARY_HEADERS):
+        pytest.skip("this toolkit has no cuRAND/cuFFT headers (the fixture needs them; syncheck declares its own)")
     assert (r.returncode != 0) == rejects, r.stderr
 
 
