@@ -46,7 +46,7 @@ class LaunchFact:
     api: str
     location: Location
     cooperative: bool
-    grid_origin: str | None = None   # occupancy | sm_count | constant | data (cooperative launches only)
+    grid_origin: str | None = None   # occupancy | sm_count | constant | data | parameter (cooperative launches only)
     grid_text: str = ""
     grid_constant: int | None = None
     uses_sm_count: bool = False
@@ -160,11 +160,19 @@ def _launch_fact(program: Program, launch: LaunchSite, host, hv: HostValues, pat
     sm = False
     if cooperative and grid is not None:
         sources = hv.sources(grid)
+        unseen_caller = False
         if OCCUPANCY not in sources and PARAMETER in sources:
-            sources |= _caller_sources(program, host, sources)
+            from_callers = _caller_sources(program, host, sources)
+            unseen_caller = from_callers is None
+            sources |= from_callers or set()
         constant = hv.constant(grid)
         sm = SM_COUNT in sources
         origin = OCCUPANCY if OCCUPANCY in sources else ("constant" if constant is not None else "data")
+        if origin == "data" and unseen_caller and hv.passed_through(grid):
+            # a grid the caller hands in unchanged, from a caller no analyzed file has: how it
+            # was sized is not known here (a grid computed from a parameter, `(n + 255) /
+            # 256`, still grows with the data and is judged)
+            origin = PARAMETER
         if origin == "data" and hv.one_block_per_sm(grid):
             origin = SM_COUNT
         text = program.text(grid)
@@ -175,9 +183,11 @@ def _launch_fact(program: Program, launch: LaunchSite, host, hv: HostValues, pat
                       kernel_instance=launch.kernel_instance)
 
 
-def _caller_sources(program: Program, host, sources: set[str], depth: int = 0) -> set[str]:
+def _caller_sources(program: Program, host, sources: set[str], depth: int = 0) -> set[str] | None:
     """Where the host function's parameters come from at its call sites in this file (up to
-    three callers up). Occupancy counts only if every call passes an occupancy-derived value."""
+    three callers up). Occupancy counts only if every call passes an occupancy-derived value.
+    None: the function has no caller in this file, nor have the callers' callers where they
+    hand a parameter on unchanged."""
     params = [i for i, p in enumerate(host.params) if f"{PARAMETER}:{p.key}" in sources]
     calls = []
     for fn in program.functions.values():
@@ -186,9 +196,12 @@ def _caller_sources(program: Program, host, sources: set[str], depth: int = 0) -
         for n in fn.body.walk():
             if n.kind == "CALL_EXPR" and program.resolve_call(n.decl) is host:
                 calls.append((fn, n))
-    if not calls or not params:
+    if not params:
         return set()
+    if not calls:
+        return None
     from syncheck.ir.calls import call_args
+    unseen = True
     for fn, call in calls:
         hv = HostValues(program, fn)
         args = call_args(call)
@@ -196,11 +209,16 @@ def _caller_sources(program: Program, host, sources: set[str], depth: int = 0) -
             if i >= len(args):
                 return set()
             arg_sources = hv.sources(args[i])
+            from_callers = None
             if OCCUPANCY not in arg_sources and PARAMETER in arg_sources and depth < 3:
-                arg_sources |= _caller_sources(program, fn, arg_sources, depth + 1)
+                from_callers = _caller_sources(program, fn, arg_sources, depth + 1)
+                arg_sources |= from_callers or set()
             if OCCUPANCY not in arg_sources:
+                if from_callers is None and PARAMETER in arg_sources and hv.passed_through(args[i]):
+                    continue  # handed on from a caller this file does not have
                 return set()
-    return {OCCUPANCY}
+            unseen = False
+    return None if unseen else {OCCUPANCY}
 
 
 def _checked_later(program: Program, host, launch: LaunchSite) -> bool:

@@ -298,6 +298,40 @@ class HostValues:
                 return self._argument_constant(key)
         return None
 
+    def passed_through(self, expr: Node, depth: int = 0) -> bool:
+        """Is the value a parameter handed on unchanged (`grid`, `dim3(NWINS, n)`, a local
+        copy of one): no arithmetic, no call other than a dim3, at least one parameter?"""
+        found = self._pass_through_parts(expr, depth)
+        return found is True
+
+    def _pass_through_parts(self, expr: Node, depth: int) -> bool | None:
+        """True: some parameter passes through; False: constants only; None: computed."""
+        if depth > 8:
+            return None
+        kind = expr.kind
+        if kind == "UNEXPOSED_EXPR" and not expr.children:
+            return False  # a defaulted dim3 axis
+        if kind in ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR",
+                    "CXX_STATIC_CAST_EXPR") and expr.children:
+            return self._pass_through_parts(expr.children[-1], depth + 1)
+        if kind != "DECL_REF_EXPR" and self.constant(expr) is not None:
+            return False
+        if kind == "CALL_EXPR" and expr.decl is not None and expr.decl.kind == "CONSTRUCTOR" \
+                and expr.decl.name == "dim3":
+            args = [a for a in expr.children if not (a.kind == "UNEXPOSED_EXPR" and not a.children)]
+            parts = [self._pass_through_parts(a, depth + 1) for a in args]
+            return None if any(p is None for p in parts) else any(parts)
+        if kind == "DECL_REF_EXPR" and expr.decl is not None:
+            if expr.decl.value is not None:
+                return False
+            key = expr.decl.key
+            defs = self.defs.get(key, [])
+            if key in self.params and not defs:
+                return True
+            if len(defs) == 1 and key not in self.direct and key not in self.params:
+                return self._pass_through_parts(defs[0], depth + 1)
+        return None
+
     def divisor(self, expr: Node, depth: int = 0) -> int:
         """A positive constant the value is always a multiple of (1 where none is known):
         `rows * 256` is a multiple of 256, through locals defined once and parameters every

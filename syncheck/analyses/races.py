@@ -735,28 +735,50 @@ def _guard_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access, exited: tup
                     # (`if (edges == 0)`): for one of the two accesses, some thread takes
                     # it, as code no thread runs is rare. Under such decisions on both
                     # sides the two threads could in truth be one (a single leader's two
-                    # steps): not judged; nor are other decisions the encoder cannot read.
-                    if not isinstance(unknown, MergedDefinitions):
+                    # steps): not judged.
+                    if isinstance(unknown, MergedDefinitions):
+                        unread.add(enc.t)
+                        if len(unread) > 1:
+                            return None
+                        guards.append((z3.Bool(f"thread decision {g.cond.id}#{enc.t}"), g.level))
+                        continue
+                    # A test of the thread's indices against values the same over its warp
+                    # that the encoder cannot model (`lane == __ffs(mask) - 1`, the lane a
+                    # warp picks): those values as unknowns of the warp (or block); other
+                    # decisions the encoder cannot read are not judged.
+                    c = _with_group_unknowns(enc, g)
+                    if c is None:
                         return None
-                    unread.add(enc.t)
-                    if len(unread) > 1:
-                        return None
-                    guards.append((z3.Bool(f"thread decision {g.cond.id}#{enc.t}"), g.level))
-                    continue
-                # A decision the whole warp takes alike that the encoder cannot read (a
-                # count loaded from shared memory): an unknown value of the warp, so two
-                # lanes of one warp see the same. Only pairs within a warp are judged then.
-                decide = z3.Function(f"warp_decision_{g.cond.id}_{id(g.scope)}",
-                                     enc.linear().sort(), z3.BoolSort())
-                c = decide(enc.linear() / 32)
-                warp_decisions = True
+                else:
+                    # A decision the whole warp takes alike that the encoder cannot read (a
+                    # count loaded from shared memory): an unknown value of the warp, so two
+                    # lanes of one warp see the same. Only pairs within a warp are judged then.
+                    decide = z3.Function(f"warp_decision_{g.cond.id}_{id(g.scope)}",
+                                         enc.linear().sort(), z3.BoolSort())
+                    c = decide(enc.linear() / 32)
+                    warp_decisions = True
             if g.polarity is None:
                 continue
             holds = g.polarity
             if exited is not None and enc.t == exited[0] and g.cond.id == exited[1]:
                 holds = not holds
             guards.append((c if holds else z3.Not(c), g.level))
-    return guards, warp_decisions
+    # an unknown of a warp could be a bound that takes a thread past its warp's part of a
+    # carved buffer: such pairs are judged within a warp only
+    return guards, warp_decisions or bool(e1.warp_unknowns_made or e2.warp_unknowns_made)
+
+
+def _with_group_unknowns(enc: Encoder, guard):
+    """The guard's condition with the values the encoder cannot model that are the same
+    over a warp or the block as unknowns of it (Encoder._group_unknown); None if it still
+    cannot be read."""
+    enc.guard_unknowns = True
+    try:
+        return enc.cond(guard.cond, guard.scope)
+    except NotEncodable:
+        return None
+    finally:
+        enc.guard_unknowns = False
 
 
 _TILE_THREADS = {level: GROUP_THREADS[level] for level in (Level.TILE16, Level.TILE8, Level.TILE4, Level.TILE2)}

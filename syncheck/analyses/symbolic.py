@@ -165,6 +165,11 @@ class Encoder:
         # threads: values the encoder cannot model are unknowns (see _unknown_in_proof).
         self.proof_group: int | None = None
         self._proof_unknowns: dict[tuple[int, int], str] = {}
+        # While an access's guards are encoded: values the encoder cannot model that are the
+        # same over a warp or the block are unknowns of it (see _group_unknown). Not in
+        # indices: an unknown per warp could name one element for two warps.
+        self.guard_unknowns = False
+        self.warp_unknowns_made = 0
         # While a test of values read from memory is encoded: loads are values of memory.
         self._loads_as_values = False
         # Shuffles encoded so far (each reads a lane of its own symbols).
@@ -191,9 +196,12 @@ class Encoder:
         try:
             term = self._expr(node, scope, depth)
         except NotEncodable:
-            if self.proof_group is None:
+            if self.proof_group is not None:
+                term = self._unknown_in_proof(node, scope)
+            elif self.guard_unknowns:
+                term = self._group_unknown(node, scope)
+            else:
                 raise
-            term = self._unknown_in_proof(node, scope)
         chain = [node]
         while chain[-1].kind in POINTER_WRAPPERS and chain[-1].children:
             chain.append(chain[-1].children[-1])
@@ -221,6 +229,36 @@ class Encoder:
         if key not in self._proof_unknowns:  # named in the order met: the same on every run
             self._proof_unknowns[key] = f"unknown {len(self._proof_unknowns)} at {n.id}"
         term = self.sym(self._proof_unknowns[key], per_thread=not shared)
+        self.facts += [term > -SYMBOL_RANGE, term < SYMBOL_RANGE]  # small, as every unknown
+        return term
+
+    def _group_unknown(self, node: Node, scope: Scope):
+        """In a race check's guard, a value the encoder cannot model (a call, a variable set in a
+        loop) that the uniformity analysis finds the same over a warp or the block (the lane a
+        warp picks from a ballot, `__ffs(mask) - 1`): one unknown of the warp (or block), so
+        two threads of one warp at this point see the same value and differ only by their own
+        indices. Where the two threads may be in different iterations of a loop that sets
+        it, each has its own. (Pairs under an unknown of a warp are judged within a warp
+        only: an unknown bound could take a thread past its warp's part of a carved buffer.)"""
+        n = _strip(node)
+        if not (n.type and C.int_type(n.type)) or n.kind not in _MODELLED_AS_UNKNOWN \
+                or n.kind == "UNARY_OPERATOR" and n.op != "*":
+            raise NotEncodable()
+        value = scope.analysis.values.get(n.id)
+        if value is None or value.level > Level.WARP:
+            raise NotEncodable()
+        if value.level > Level.BLOCK:
+            self.warp_unknowns_made += 1
+        name = f"{value.level.name.lower()} value {n.id} {id(scope)}"
+        apart = self.next_iteration is not None or any(
+            r.kind == "DECL_REF_EXPR" and r.decl is not None and r.decl.key in self.varying for r in n.walk())
+        if apart:
+            term = self.sym(name, per_thread=True)
+        elif value.level <= Level.BLOCK:
+            term = self.sym(name, per_thread=False)
+        else:
+            sort = self.z3.BitVecSort(BITS)
+            term = self.z3.Function(name, sort, sort)(self.linear() / 32)
         self.facts += [term > -SYMBOL_RANGE, term < SYMBOL_RANGE]  # small, as every unknown
         return term
 
@@ -703,10 +741,12 @@ class Encoder:
         if returned is not None:
             # A getter (`return threadIdx.y;`, `return blockDim.y;`): its expression, with
             # the callee's parameters bound to this call's arguments.
-            callee, expr = returned
+            callee, expr, local_values = returned
             bindings = {p.key: (a, scope) for p, a in bound_arguments(callee.params, args)}
             bindings.update(template_bindings(node, callee, scope))
             inner = Scope(scope.analysis, bindings)
+            for key, value in local_values.items():
+                bindings[key] = (value, inner)  # `int tid = ...; return tid >> 5;`
             try:
                 return self.expr(expr, inner, depth + 1)
             except NotEncodable:
@@ -818,9 +858,11 @@ class Encoder:
         return tid[0] + bx * (tid[1] + by * tid[2])
 
     def _single_return(self, call: Node):
-        """(callee, the expression it returns) for a getter: `return e;`, or a local set
-        once and returned (`unsigned r; r = e; return r;`, `asm("mov.u32 %0, %%laneid;" :
-        "=r"(r)); return r;` gives the lane id), e naming parameters only."""
+        """(callee, the expression it returns, the locals it reads -> their values) for a
+        getter: `return e;`, a local set once and returned (`unsigned r; r = e; return r;`,
+        `asm("mov.u32 %0, %%laneid;" : "=r"(r)); return r;` gives the lane id), or an
+        expression of locals each declared once with its value (`int tid = ...; return tid
+        >> 5;`); e naming parameters and such locals only."""
         callee = self.program.resolve_call(call.decl)
         if callee is None or callee.body is None or not callee.body.children:
             return None
@@ -828,14 +870,20 @@ class Encoder:
         if stmt.kind != "RETURN_STMT" or len(stmt.children) != 1:
             return None
         returned = stmt.children[0]
+        local_values: dict[str, Node] = {}
         if before:
-            returned = _returned_local_value(before, returned)
-            if returned is None:
-                return None
+            value = _returned_local_value(before, returned)
+            if value is not None:
+                returned = value
+            else:
+                local_values = _declared_once(before)
+                if not local_values:
+                    return None
         if any(n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "local"
-               for n in returned.walk()):
+               and n.decl.key not in local_values
+               for e in (returned, *local_values.values()) for n in e.walk()):
             return None
-        return callee, returned
+        return callee, returned, local_values
 
     def cond(self, node: Node, scope: Scope, depth: int = 0):
         z3 = self.z3
@@ -1205,6 +1253,21 @@ def _returned_local_value(statements: list[Node], returned: Node) -> Node | None
                 return None
             value = found
     return value
+
+
+def _declared_once(statements: list[Node]) -> dict[str, Node]:
+    """local -> its value, where every statement declares locals with their values (each
+    once, none assigned later); {} when any statement does anything else."""
+    values: dict[str, Node] = {}
+    for stmt in statements:
+        if stmt.kind != "DECL_STMT" or not stmt.children:
+            return {}
+        for var in stmt.children:
+            if var.kind != "VAR_DECL" or var.decl is None or not var.children or var.decl.key in values \
+                    or "&" in (var.decl.type or "") or "[" in (var.decl.type or ""):
+                return {}
+            values[var.decl.key] = var.children[-1]
+    return values
 
 
 _ZERO_INDEX = Node(-2, "INTEGER_LITERAL")

@@ -1195,8 +1195,10 @@ class _FunctionAnalyzer:
             params = tuple(arg_values[:len(callee.params)]) + tuple(
                 UNIFORM for _ in callee.params[len(arg_values):])
             outer = dict(self.env) if callee.is_lambda else fields
-            sub = self.service.analyze(callee, params, outer_env=outer, template_values=template_values,
-                                       object_in_shared=on_shared)
+            # the callee runs in this block: it is analyzed under the caller's shape (a lane
+            # id it returns is then the same per-thread vector the caller's threadIdx makes)
+            sub = self.service.analyze(callee, params, shape=self.shape, outer_env=outer,
+                                       template_values=template_values, object_in_shared=on_shared)
             self._taint_out_args(args, Value(sub.out_level), callee)
             if obj is not None and sub.out_level > Level.UNIFORM and node.children[0].children \
                     and not callee.is_lambda and not on_shared:

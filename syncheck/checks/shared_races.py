@@ -91,7 +91,9 @@ def member_notes(ctx: CheckContext, race: Race) -> list:
     notes = []
     for other in race.other_members:
         a, b = ordered(other)
-        notes.append(ctx.note(b.node, f"another member of the struct races the same way: "
+        what = "another member of the struct" if other.second.name != race.second.name else \
+            f"'{race.second.name}' at another place"
+        notes.append(ctx.note(b.node, f"{what} races the same way: "
                                       f"{access_text(ctx, a)} (line {a.line}) and {access_text(ctx, b)} "
                                       f"(line {b.line})"))
     return notes

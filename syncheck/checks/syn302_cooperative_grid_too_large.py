@@ -14,8 +14,8 @@ class CooperativeGridTooLarge(Check):
 
     def run_project(self, project: ProjectFacts):
         for launch in project.launches():
-            if not launch.cooperative or launch.grid_origin in (None, "occupancy", "sm_count"):
-                continue
+            if not launch.cooperative or launch.grid_origin in (None, "occupancy", "sm_count", "parameter"):
+                continue  # sized by occupancy or the SM count, or handed in by an unseen caller
             if launch.grid_origin == "constant":
                 what = (f"is the constant {launch.grid_constant} block"
                         f"{'s' if launch.grid_constant != 1 else ''}")
