@@ -196,6 +196,15 @@ class _Concurrency:
             out.add(header.branch_stmt.id)
         return out
 
+    def partings(self, a: Access, b: Access) -> list[tuple[int, int]] | None:
+        """The divergent branches at which two threads must have parted for the accesses to
+        run in one interval; None when they need not part (the same point, or one access
+        reaches the other with no barrier)."""
+        if a.point == b.point and a.instance == b.instance or self._before(a, b) or self._before(b, a):
+            return None
+        return [d for d in self.divergent if self._parted(d, a.point, b.point)
+                and self._enters_free(a) and self._enters_free(b)]
+
     def __call__(self, a: Access, b: Access) -> bool:
         if a.point == b.point and a.instance == b.instance:
             if a.instance is None or a.local_point == b.local_point:
@@ -262,7 +271,8 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                         if fast is not None:
                             count_decision(f"fast: {fast}")
                             continue
-                    verdict = _check_pair(ka, a, b, iteration=iteration, last=last, example_if_intra=False)
+                    verdict = _check_pair(ka, a, b, iteration=iteration, last=last, example_if_intra=False,
+                                          parted=block_concurrent.partings(a, b))
                     if verdict is not None:
                         break
                 if verdict == UNDECIDED:
@@ -278,7 +288,8 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                 if intra_only:
                     # Lanes of one warp cannot be in different iterations of a loop whose
                     # cycle holds a __syncwarp(): decide again with the warp's intervals.
-                    verdict = _check_pair(ka, a, b, ka.warp_intervals, iteration, last)
+                    verdict = _check_pair(ka, a, b, ka.warp_intervals, iteration, last,
+                                          parted=warp_concurrent.partings(a, b))
                     if verdict in (None, UNDECIDED):
                         if verdict == UNDECIDED:
                             undecided.append((a, b))
@@ -450,14 +461,16 @@ def _strip(node: Node) -> Node:
 def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierIntervals | None = None,
                 iteration: tuple[str, object] = ("same", None), last: tuple[set, set] = (set(), set()),
                 example_if_intra: bool = True, exited: tuple[int, int] | None = None,
-                example: bool = True):
+                example: bool = True, parted: list[tuple[int, int]] | None = None):
     """None when no race is possible (or syncheck cannot tell); otherwise
     (all conflicts are between lanes of one warp, an example pair of threads, the shape).
     Without ``example_if_intra``, a conflict between lanes of one warp comes without its
     example (the caller decides it again with the warp's own intervals); without
     ``example``, no conflict comes with one. ``exited`` (thread 1 or 2, a decision's node
     id): that thread took the other arm of the decision, which left the kernel, and makes
-    its access only as it would have had it stayed (see stale_read_after_exit)."""
+    its access only as it would have had it stayed (see stale_read_after_exit). ``parted``:
+    the divergent branches at which the two threads must have gone different ways to make
+    the two accesses in one interval (see _Concurrency.partings)."""
     z3 = z3_module()
     shape = known_shape(ka)
     shared: dict = {}
@@ -602,6 +615,10 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
             pass  # a bound the encoder cannot read bounds nothing
     solver.add(z3.Or(*[x != y for x, y in zip(e1.tid, e2.tid)]))
     solver.add(*_iterations_apart(ka, intervals, e1, a, e2, b))
+    if parted and relation == "same":
+        made = len(e1.facts), len(e2.facts)
+        solver.add(*_parted_terms(ka, e1, e2, parted))
+        solver.add(*e1.facts[made[0]:], *e2.facts[made[1]:])  # what the decisions' terms need
     group = _same_value_group(a, b)
     if group:
         # Threads of one aligned group store one value there: only stores from different
@@ -694,6 +711,23 @@ def _iterations_apart(ka: KernelAccesses, intervals: BarrierIntervals, e1: Encod
             ahead.append(z3.And(z3.ULT(k2, k1), *skips[1]))
         out.append(z3.Or(*ahead))
     return out
+
+
+def _parted_terms(ka: KernelAccesses, e1: Encoder, e2: Encoder, parted: list[tuple[int, int]]) -> list:
+    """The two threads decide at least one of the branches differently (those they must part
+    at to be in one interval: two lanes of one 16-thread row under a test of the row alike go
+    the same way, and meet the barriers inside it together); [] where one cannot be read."""
+    z3 = e1.z3
+    apart = []
+    for block, _ in parted:
+        node, ctx = ka.cfg.blocks[block], ka.contexts.get(block)
+        if node.branch is None or ctx is None:
+            return []
+        try:
+            apart.append(e1.cond(node.branch, ctx.scope) != e2.cond(node.branch, ctx.scope))
+        except NotEncodable:
+            return []
+    return [z3.Or(*apart)] if apart else []
 
 
 def _skip_terms(ka: KernelAccesses, intervals: BarrierIntervals, enc: Encoder, acc: Access, loop):

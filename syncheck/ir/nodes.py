@@ -266,6 +266,25 @@ def _as_builtin_assignment(call: Node) -> Node:
     return call
 
 
+# CUDA's 24-bit integer products: the product of the operands' low 24 bits.
+_MUL24 = ("__umul24", "__mul24")
+
+
+def _as_multiplication(call: Node) -> Node:
+    """`__umul24(tid_y, blockDim.x)` as `tid_y * blockDim.x`: thread indices and block sizes
+    are below 2^24, where the two agree, so every analysis reads a linear thread index built
+    with them (`__umul24(tz, __umul24(bx, by)) + __umul24(ty, bx) + tx`) as one."""
+    ch = call.children
+    if len(ch) != 3:
+        return call
+    call.kind = "BINARY_OPERATOR"
+    call.op = "*"
+    call.decl = None
+    call.spelling = ""
+    call.children = [ch[1], ch[2]]
+    return call
+
+
 def _plain_type(t: ci.Type) -> str:
     """A parameter or argument type without references and top-level qualifiers."""
     if t.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
@@ -573,6 +592,8 @@ class Lowerer:
             self.lambdas.append(node)
         if kind == K.CALL_EXPR and node.decl is not None and node.decl.name in _ASSIGNMENT_OPERATORS:
             return _as_builtin_assignment(node)
+        if kind == K.CALL_EXPR and node.decl is not None and node.decl.in_model and node.decl.name in _MUL24:
+            return _as_multiplication(node)
         self._assign_roles(node, cursor)
         return node
 
