@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from syncheck.ir.calls import call_args, parameter_types
 from syncheck.ir.cfg import CFG
-from syncheck.ir.nodes import VALUE_WRAPPERS, Node, strip_wrappers
+from syncheck.ir.nodes import VALUE_WRAPPERS, Node, asm_written_operands, strip_wrappers
 
 # What the use of a parameter reads when only its incoming value reaches it.
 INCOMING = "incoming value"
@@ -136,6 +136,19 @@ def _events(node: Node, names: set[str]):
             yield "use", operand.decl.key, operand, None
             yield "def", operand.decl.key, node, None
             return
+    if kind == "ASM_STMT":
+        # the PTX reads its inputs and then writes its outputs (values not known here)
+        written = {id(c) for c, _ in asm_written_operands(node)}
+        for child in node.children:
+            if id(child) not in written:
+                yield from _events(child, names)
+        for child, also_read in asm_written_operands(node):
+            target = _target(child)
+            if target.kind == "DECL_REF_EXPR" and target.decl is not None and target.decl.key in names:
+                if also_read:
+                    yield "use", target.decl.key, target, None
+                yield "def", target.decl.key, node, None
+        return
     if kind == "VAR_DECL" and node.decl is not None and node.decl.key in names:
         init = node.children[-1] if node.children and "[" not in node.type else None
         if init is not None:

@@ -23,7 +23,7 @@ from syncheck.analyses.levels import Level
 from syncheck.ir.calls import (bound_arguments, call_args, callee_name, constructor_call, member_object,
                                parameter_types, template_bindings)
 from syncheck.ir.cfg import CFG, Block
-from syncheck.ir.nodes import (BUILTIN_ELEMENT_BYTES, POINTER_WRAPPERS, Node, element_spelling,
+from syncheck.ir.nodes import (BUILTIN_ELEMENT_BYTES, POINTER_WRAPPERS, Node, asm_written_operands, element_spelling,
                                strip_wrappers)
 from syncheck.ir.program import Function, Program
 
@@ -523,6 +523,11 @@ def _definitions(fn: Function) -> tuple[dict[str, Node], set[str]]:
             t = _strip(n.children[0])
             if t.kind == "DECL_REF_EXPR" and t.decl is not None:
                 counts[t.decl.key] = counts.get(t.decl.key, 0) + 2
+        elif n.kind == "ASM_STMT":
+            for operand, _ in asm_written_operands(n):  # `asm("..." : "+r"(v))` sets v
+                t = _strip(operand)
+                if t.kind == "DECL_REF_EXPR" and t.decl is not None:
+                    counts[t.decl.key] = counts.get(t.decl.key, 0) + 2
     for p in fn.params:
         counts[p.key] = counts.get(p.key, 0) + 1
     single = {k: v for k, v in init.items() if counts.get(k) == 1}

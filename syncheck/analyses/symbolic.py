@@ -164,6 +164,9 @@ class Encoder:
         # In a proof that a decision is the same for every thread of a group of this many
         # threads: values the encoder cannot model are unknowns (see _unknown_in_proof).
         self.proof_group: int | None = None
+        # The uniformity service, in a proof: a helper's returned expression is then read in
+        # the helper's own analysis for this call (see _returned_in_context).
+        self.service: UniformityService | None = None
         self._proof_unknowns: dict[tuple[int, int], str] = {}
         # While an access's guards are encoded: values the encoder cannot model that are the
         # same over a warp or the block are unknowns of it (see _group_unknown). Not in
@@ -230,6 +233,10 @@ class Encoder:
             self._proof_unknowns[key] = f"unknown {len(self._proof_unknowns)} at {n.id}"
         term = self.sym(self._proof_unknowns[key], per_thread=not shared)
         self.facts += [term > -SYMBOL_RANGE, term < SYMBOL_RANGE]  # small, as every unknown
+        literals = _literal_values(n, scope)
+        if literals:  # a flag set to constants in places (`uniq = 1; ... uniq = 0;`): one of them
+            self.facts.append(self.z3.Or(*[term == C.z3_convert(self.z3, constant_term(self.z3, v), None,
+                                                                term.size()) for v in literals]))
         return term
 
     def _group_unknown(self, node: Node, scope: Scope):
@@ -309,6 +316,11 @@ class Encoder:
                 return self.expr(node.children[0], scope, depth + 1)
             if node.op == "~":
                 return ~self.expr(node.children[0], scope, depth + 1)
+            if node.op in ("post++", "post--"):  # `perm[lk++]`: the value before the step
+                return self.expr(node.children[0], scope, depth + 1)
+            if node.op in ("++", "--"):
+                value = self.expr(node.children[0], scope, depth + 1)
+                return value + 1 if node.op == "++" else value - 1
             raise NotEncodable()
         if k == "MEMBER_REF_EXPR":
             return self._field(node, scope, depth)
@@ -685,8 +697,9 @@ class Encoder:
             # values the program never has: only right operands the encoding pins down are
             # modeled (constants; a halving or doubling loop counter, `tid ^ j` in a bitonic
             # step, is a constant shifted by the iteration count; a lane mask `(1 << lane) - 1`
-            # is fixed by the thread).
-            if not self.exact(b, own_thread=True) and not (self.thread_shifts and op in ("<<", ">>")):
+            # is fixed by the thread). A proof may take any values: more only weakens it.
+            if not self.exact(b, own_thread=True) and not (self.thread_shifts and op in ("<<", ">>")) \
+                    and self.proof_group is None:
                 raise NotEncodable()
         # the operand type's signedness picks division, remainder and `>>` (`0xffffffff >> n`
         # shifts zeros in: a mask, not -1)
@@ -761,7 +774,30 @@ class Encoder:
             # in the range of every other symbol, so that index arithmetic cannot wrap
             self.facts += [value > -SYMBOL_RANGE, value < SYMBOL_RANGE]
             return value
+        if self.proof_group is not None and self.service is not None and callee is not None:
+            returned = self._returned_in_context(node, callee, scope, depth)
+            if returned is not None:
+                return returned
         raise NotEncodable()
+
+    def _returned_in_context(self, call: Node, callee: Function, scope: Scope, depth: int):
+        """In a proof, what a helper whose body ends in its only `return e;` returns: e read
+        in the helper's analysis for this call, its locals unknowns as the proof makes them
+        (a block-wide count read from shared memory is one value for both threads: `uniq |
+        (n - 1 - negatives) >> 31` is negative for both or for neither). None where the helper
+        returns elsewhere too, or the call is not one the analysis met."""
+        from syncheck.analyses.shared_memory import call_bindings, function_scope
+        from syncheck.analyses.uniformity import UNIFORM
+        final = _final_return(callee)
+        site = next((x for x in scope.analysis.sites if x.node.id == call.id), None)
+        if final is None or site is None or depth > 20:
+            return None
+        params = tuple(site.arg_values[:len(callee.params)]) + tuple(
+            UNIFORM for _ in callee.params[len(site.arg_values):])
+        sub = self.service.analyze(callee, params, shape=scope.analysis.shape,
+                                   template_values=site.template_values)
+        inner = function_scope(callee, sub, call_bindings(self.program, call, callee, site.args, scope, set()))
+        return self.expr(final, inner, depth + 1)
 
     def _ballot(self, call: Node, args: list[Node], scope: Scope, depth: int):
         """`__ballot_sync(m, p)`: a word whose bit for this thread's lane is p (where the
@@ -1137,6 +1173,36 @@ def _definitions(body: Node | None, key: str) -> list[Node] | None:
     return out
 
 
+def _final_return(fn: Function) -> Node | None:
+    """The expression of a body's last statement `return e;` when it is the body's only
+    return (not inside a lambda)."""
+    if fn.body is None or not fn.body.children:
+        return None
+    last = fn.body.children[-1]
+    if last.kind != "RETURN_STMT" or len(last.children) != 1:
+        return None
+    returns = [n for n in fn.body.walk() if n.kind == "RETURN_STMT"]
+    if len(returns) != 1 or any(n.kind == "LAMBDA_EXPR" for n in fn.body.walk()):
+        return None
+    return last.children[0]
+
+
+def _literal_values(node: Node, scope: Scope) -> list[int] | None:
+    """The constants a local takes where every definition of it is an integer literal."""
+    if node.kind != "DECL_REF_EXPR" or node.decl is None or node.decl.storage != "local":
+        return None
+    defs = _definitions(scope.analysis.function.body, node.decl.key)
+    if not defs:
+        return None
+    values = []
+    for d in defs:
+        d = _strip(d)
+        if d.kind != "INTEGER_LITERAL" or not isinstance(d.value, int):
+            return None
+        values.append(d.value)
+    return sorted(set(values))
+
+
 def _popcount(z3, word):
     """How many bits of the word are set, as a 32-bit value."""
     return z3.Sum(*[z3.ZeroExt(BITS - 1, z3.Extract(i, i, word)) for i in range(word.size())])
@@ -1343,6 +1409,7 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
     e1 = Encoder(1, shared, set(), dims, program)
     e2 = Encoder(2, shared, set(), dims, program)
     e1.proof_group = e2.proof_group = group
+    e1.service = e2.service = service
     try:
         c1, c2 = e1.cond(cond, scopes[depth]), e2.cond(cond, scopes[depth])
     except NotEncodable:

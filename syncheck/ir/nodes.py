@@ -215,6 +215,16 @@ def _c_string(token: str) -> str:
             .replace("\\\\", "\\"))
 
 
+def asm_written_operands(node: Node) -> list[tuple[Node, bool]]:
+    """An inline-asm statement's output operands, each with whether it is also read (`+r`);
+    [] where the constraints are not known."""
+    constraints = node.type.split("\x1f") if node.kind == "ASM_STMT" and node.type else []
+    if len(constraints) != len(node.children):
+        return []
+    return [(child, c.startswith("+")) for child, c in zip(node.children, constraints)
+            if c.startswith(("=", "+"))]
+
+
 def asm_text(cursor: ci.Cursor) -> tuple[str, str]:
     """An inline-asm statement's template and its operand constraints.
 
