@@ -17,8 +17,8 @@ from syncheck.analyses.levels import GROUP_THREADS, Level
 from syncheck.analyses.shared_memory import Access, KernelAccesses, Offset
 from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, WHOLE_WORD, Encoder,
                                         MergedDefinitions, NextIteration, NotEncodable, bitvector, count_decision,
-                                        parameter_facts, parameter_relations, relation_term, smallest_example, term_variables,
-                                        z3_module)
+                                        parameter_facts, parameter_relations, relation_term, same_in_scopes, smallest_example,
+                                        term_variables, z3_module)
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers, structural_key
 from syncheck.ir.program import Function, Program
@@ -496,7 +496,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         if same_element == UNDECIDED:
             count_decision("solver: byte ranges not formed")
             return UNDECIDED
-        encoded = _guard_terms(z3, e1, a, e2, b, exited)
+        encoded = _guard_terms(z3, e1, a, e2, b, exited, ka)
         if encoded is None:
             return None
         guards, warp_decisions = encoded
@@ -750,7 +750,8 @@ def _skip_terms(ka: KernelAccesses, intervals: BarrierIntervals, enc: Encoder, a
     return terms
 
 
-def _guard_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access, exited: tuple[int, int] | None = None):
+def _guard_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access, exited: tuple[int, int] | None = None,
+                 ka: KernelAccesses | None = None):
     """The two accesses' conditions as terms, each with its level, and whether a decision the
     whole warp takes alike is among them; None when the pair is not judged. ``exited``: the
     thread (1 or 2) whose decision (node id) is taken the other way."""
@@ -776,6 +777,8 @@ def _guard_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access, exited: tup
                             return None
                         guards.append((z3.Bool(f"thread decision {g.cond.id}#{enc.t}"), g.level))
                         continue
+                    if _proven_block_uniform(ka, g):
+                        continue  # the taint says thread-dependent; a proof says it is not
                     # A test of the thread's indices against values the same over its warp
                     # that the encoder cannot model (`lane == __ffs(mask) - 1`, the lane a
                     # warp picks): those values as unknowns of the warp (or block); other
@@ -800,6 +803,20 @@ def _guard_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access, exited: tup
     # an unknown of a warp could be a bound that takes a thread past its warp's part of a
     # carved buffer: such pairs are judged within a warp only
     return guards, warp_decisions or bool(e1.warp_unknowns_made or e2.warp_unknowns_made)
+
+
+def _proven_block_uniform(ka: KernelAccesses | None, guard) -> bool:
+    """Is the guard's decision, which the taint calls thread-dependent and the race encoding
+    cannot read, proved the same for every thread of the block (a loop left when a helper's
+    block-wide count says all is done)? Once per decision and context."""
+    if ka is None:
+        return False
+    key = (guard.cond.id, id(guard.scope))
+    if key not in ka.proven_uniform:
+        scopes = [ka.kernel_scope] if guard.scope is ka.kernel_scope else [ka.kernel_scope, guard.scope]
+        ka.proven_uniform[key] = same_in_scopes(ka.program, ka.service, ka.kernel, scopes, len(scopes) - 1,
+                                                guard.cond, 1024)
+    return ka.proven_uniform[key]
 
 
 def _with_group_unknowns(enc: Encoder, guard):

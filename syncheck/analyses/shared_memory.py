@@ -561,6 +561,8 @@ class KernelAccesses:
     def __init__(self, program: Program, service: UniformityService, kernel: Function):
         self.program = program
         self.service = service
+        # guard decisions (node id, scope id) proved the same for the whole block, or not
+        self.proven_uniform: dict[tuple[int, int], bool] = {}
         self.kernel = kernel
         self.analysis = service.analyze(kernel)
         self.accesses: list[Access] = []

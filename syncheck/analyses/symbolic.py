@@ -1401,8 +1401,15 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
     to the block size. ``assumed``: (depth, condition, polarity) of compile-time decisions
     that hold where the decision matters. False when unproven (undecided within the budget
     included)."""
+    return same_in_scopes(program, service, root, context_scopes(service, root, frames), depth, cond,
+                          group, assumed)
+
+
+def same_in_scopes(program: Program, service: UniformityService, root: Function, scopes: list,
+                   depth: int, cond: Node, group: int, assumed: tuple = ()) -> bool:
+    """same_for_every_thread, with the encoder scopes of the call chain given (``scopes[0]``
+    the kernel's, ``scopes[depth]`` the decision's)."""
     z3 = z3_module()
-    scopes = context_scopes(service, root, frames)
     shape = service.shape_of(root).block_dim
     dims = tuple(constant_term(z3, d) for d in shape) if shape else tuple(bitvector(z3, f"blockDim.{a}") for a in "xyz")
     shared: dict = {}
