@@ -305,14 +305,18 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
 def _one_per_struct(ka: KernelAccesses, races: list[Race]) -> list[Race]:
     """Races on members of one shared struct (a task descriptor thread 0 refills while the
     others still read its fields) are one bug, with one missing barrier: the first race (by
-    line) stands for the struct, the others go with it. Block and warp races stay apart."""
+    line) stands for the struct, the others go with it. Block and warp races stay apart, and
+    so do races made by other functions (a scan helper's buffer and a broadcast slot of one
+    storage struct are two bugs)."""
     place = lambda r: (r.second.node.line, r.second.node.col, r.first.node.line, r.first.node.col)
-    leaders: dict[tuple[str, bool], Race] = {}
+    function = lambda access: access.function.key if access.function is not None else None
+    leaders: dict[tuple, Race] = {}
     for race in sorted(races, key=place):
         root = ka.member_roots.get(race.second.array)
         if root is None:
             continue
-        leader = leaders.setdefault((root, race.intra_warp_only), race)
+        group = (root, race.intra_warp_only, function(race.first), function(race.second))
+        leader = leaders.setdefault(group, race)
         if leader is not race:
             leader.other_members.append(race)
     followers = {id(r) for leader in leaders.values() for r in leader.other_members}
@@ -354,6 +358,7 @@ def stale_read_after_exit(ka: KernelAccesses, barrier_call: Node, exits: list[No
             stores = [x for x in ka.accesses if x.array == write.array and x.write]
             if any(x.instance is not None or _exit_guard(x, exit_ids) is None for x in stores):
                 continue  # stored before the exit, or somewhere not followed: maybe filled
+            unfilled = None  # no running thread stores the element (asked once per store)
             for read in by_line:
                 if read.array != write.array or not read.read or read.instance is not None \
                         or read.point not in after or _exit_guard(read, exit_ids) is None \
@@ -362,8 +367,11 @@ def stale_read_after_exit(ka: KernelAccesses, barrier_call: Node, exits: list[No
                 verdict = _check_pair(ka, write, read, exited=(1, decision.id))
                 if verdict is None or verdict == UNDECIDED:
                     continue
-                if all(_check_pair(ka, replace(x) if x is write else x, write, exited=(2, decision.id),
-                                   example=False) is None for x in stores):
+                if unfilled is None:
+                    unfilled = all(_check_pair(ka, replace(x) if x is write else x, write,
+                                               exited=(2, decision.id), example=False) is None
+                                   for x in stores)
+                if unfilled:
                     return StaleRead(write, read, decision, not guard.polarity, verdict[1])
     return None
 
