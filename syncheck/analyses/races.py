@@ -349,20 +349,19 @@ def stale_read_after_exit(ka: KernelAccesses, barrier_call: Node, exits: list[No
     by_line = sorted(ka.accesses, key=lambda x: (x.node.line, x.node.col, x.node.id))
     for point in barriers:
         after = intervals.reach(Point(*point))
-        for write in by_line:
-            guard = _exit_guard(write, exit_ids)
-            decision = guard.cond if guard is not None else None
-            if not write.write or write.atomic or write.instance is not None or decision is None \
+        for write, guard in ((w, g) for w in by_line for g in _exit_guards(w, exit_ids)):
+            decision = guard.cond  # one of the exits the write stays behind (each is tried)
+            if not write.write or write.atomic or write.instance is not None \
                     or point not in intervals.reach_from(*write.point):
                 continue
             stores = [x for x in ka.accesses if x.array == write.array and x.write]
-            if any(x.instance is not None or _exit_guard(x, exit_ids) is None for x in stores):
+            if any(x.instance is not None or not _exit_guards(x, exit_ids) for x in stores):
                 continue  # stored before the exit, or somewhere not followed: maybe filled
             unfilled = None  # no running thread stores the element (asked once per store)
             for read in by_line:
                 if read.array != write.array or not read.read or read.instance is not None \
-                        or read.point not in after or _exit_guard(read, exit_ids) is None \
-                        or _exit_guard(read, exit_ids).cond is not decision:
+                        or read.point not in after \
+                        or not any(g.cond is decision for g in _exit_guards(read, exit_ids)):
                     continue
                 verdict = _check_pair(ka, write, read, exited=(1, decision.id))
                 if verdict is None or verdict == UNDECIDED:
@@ -376,9 +375,9 @@ def stale_read_after_exit(ka: KernelAccesses, barrier_call: Node, exits: list[No
     return None
 
 
-def _exit_guard(access: Access, exit_ids: set[int]):
-    """The access's guard that is one of the exits' decisions (taken the staying way)."""
-    return next((g for g in access.guards if g.cond.id in exit_ids and g.polarity is not None), None)
+def _exit_guards(access: Access, exit_ids: set[int]) -> list:
+    """The access's guards that are exits' decisions (taken the staying way)."""
+    return [g for g in access.guards if g.cond.id in exit_ids and g.polarity is not None]
 
 
 def _same_own_element(a: Access, b: Access, uses_y: bool, uses_z: bool) -> bool:

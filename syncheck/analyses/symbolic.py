@@ -1148,9 +1148,13 @@ def _named_value(n: Node, scope: Scope):
     return scope.bound(n)
 
 
+_BIT_UPDATES = {"^=", "&=", "|="}
+
+
 def _definitions(body: Node | None, key: str) -> list[Node] | None:
-    """The values a function's body gives a local (its initializer and plain assignments);
-    None when it also changes it otherwise (`+=`, `++`, through its address)."""
+    """The values a function's body gives a local (its initializer, plain assignments, and
+    bit updates, `buf ^= 1`, as the expression that computes the new value); None when it
+    also changes it otherwise (`+=`, `++`, through its address)."""
     if body is None:
         return None
     out = []
@@ -1163,6 +1167,9 @@ def _definitions(body: Node | None, key: str) -> list[Node] | None:
                 and len(n.children) == 2:
             target = _strip(n.children[0])
             if target.kind == "DECL_REF_EXPR" and target.decl is not None and target.decl.key == key:
+                if n.op in _BIT_UPDATES:
+                    out.append(n)  # a double buffer's `read ^= 1`: the value it computes
+                    continue
                 if n.op != "=":
                     return None
                 out.append(n.children[1])
