@@ -76,6 +76,9 @@ class HostValues:
         # variables a device attribute query writes: the value each query gives (None: not
         # a constant attribute)
         self.queried: dict[str, set[int | None]] = {}
+        # variables whose address a call takes (`cudaOccupancyMaxPotentialBlockSize(&grid,
+        # &block, ...)`): the call may set them, so their literal initializers say nothing
+        self.escaped: set[str] = set()
         self.params = {p.key for p in fn.params}
         self._memo: dict[str, set[str]] = {}
         self._following: set[str] = set()  # variables whose constant value is being found
@@ -104,6 +107,12 @@ class HostValues:
             elif n.kind == "CALL_EXPR" and n.decl is not None:
                 name = n.decl.name
                 args = call_args(n)
+                for arg in args:
+                    target = strip_wrappers(arg)
+                    if target.kind == "UNARY_OPERATOR" and target.op == "&" and target.children:
+                        key = _base_var(target.children[0])
+                        if key:
+                            self.escaped.add(key)
                 if name in _OCCUPANCY_CALLS and args:
                     key = _base_var(args[0])
                     if key:
@@ -285,6 +294,8 @@ class HostValues:
                         for d in defs):
                     return None
                 return next(iter(found))
+            if key in self.escaped:
+                return None  # set through its address by a call
             if len(defs) == 1 and key not in self.direct and (
                     key not in self.params or self._overwritten_first(key, defs[0])):
                 if key in self._following:
@@ -494,7 +505,8 @@ class HostValues:
             return None if None in out else out
         if kind == "DECL_REF_EXPR" and expr.decl is not None:
             defs = self.defs.get(expr.decl.key, [])
-            if len(defs) == 1 and expr.decl.key not in self.direct and expr.decl.key not in self.params:
+            if len(defs) == 1 and expr.decl.key not in self.direct and expr.decl.key not in self.params \
+                    and expr.decl.key not in self.escaped:
                 return self.constant_choices(defs[0], depth + 1)
         return None
 
@@ -523,8 +535,10 @@ class HostValues:
             if found is None:
                 return None
             choices.append(sorted(found))
-        shapes = [(x, y, z) for x in choices[0] for y in choices[1] for z in choices[2]]
-        return shapes if len(shapes) <= _MAX_CHOICES else None
+        # a launch of an empty block fails: such a pick is not a shape the kernel runs with
+        shapes = [(x, y, z) for x in choices[0] for y in choices[1] for z in choices[2]
+                  if x >= 1 and y >= 1 and z >= 1]
+        return shapes if 0 < len(shapes) <= _MAX_CHOICES else None
 
     def _argument_constant(self, param_key: str) -> int | None:
         """A parameter's value when every call of this host function in the file passes the

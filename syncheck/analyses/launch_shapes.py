@@ -33,7 +33,8 @@ def launch_site_block_dim(program: Program, launch: LaunchSite, values: HostValu
         return None
     if values is None:
         values = HostValues(program, program.functions[launch.host_function], site=launch.node)
-    return values.dim3(block)
+    shape = values.dim3(block)
+    return shape if shape is None or min(shape) >= 1 else None  # an empty block never runs
 
 
 @dataclass(frozen=True)

@@ -786,6 +786,15 @@ def _guard_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access, exited: tup
                         continue
                     if _proven_block_uniform(ka, g):
                         continue  # the taint says thread-dependent; a proof says it is not
+                    if exited is not None and g.cond.id == exited[1]:
+                        # the exit whose two arms the stale-read check compares (`if (!done)
+                        # return;` with done from a helper's result): each thread's own
+                        # decision, which the taint says differs between threads
+                        c = z3.Bool(f"exit decision {g.cond.id}#{enc.t}")
+                        if g.polarity is not None:
+                            holds = g.polarity if enc.t != exited[0] else not g.polarity
+                            guards.append((c if holds else z3.Not(c), g.level))
+                        continue
                     # A test of the thread's indices against values the same over its warp
                     # that the encoder cannot model (`lane == __ffs(mask) - 1`, the lane a
                     # warp picks): those values as unknowns of the warp (or block); other

@@ -498,5 +498,21 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, T func
 template <class T>
 cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, T func,
                                                size_t dynamicSMemSize = 0, int blockSizeLimit = 0);
+template <class T>
+cudaError_t cudaOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, T func,
+                                                        size_t dynamicSMemSize = 0, int blockSizeLimit = 0,
+                                                        unsigned int flags = 0);
+/* Block size from a functor giving the dynamic shared memory a block size needs. */
+template <typename UnaryFunction, class T>
+cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int *minGridSize, int *blockSize, T func,
+                                                           UnaryFunction blockSizeToDynamicSMemSize,
+                                                           int blockSizeLimit = 0);
+template <typename UnaryFunction, class T>
+cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(int *minGridSize, int *blockSize, T func,
+                                                                    UnaryFunction blockSizeToDynamicSMemSize,
+                                                                    int blockSizeLimit = 0, unsigned int flags = 0);
+template <class T>
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, T func, int numBlocks,
+                                                      int blockSize);
 #include "syncheck_cuda_intrinsics.h"
 #endif
