@@ -32,8 +32,11 @@ class Race:
     threads: tuple[tuple[int, int, int], tuple[int, int, int]] | None  # an example pair
     shape: tuple[int, int, int] = (0, 0, 0)   # the block shape the verdict assumed
     shape_source: str = ""
-    # races on other members of the same shared struct in the kernel, told with this one
+    # races told with this one: on other members of the same shared struct, or sharing
+    # one of its accesses (see _one_per_access)
     other_members: list["Race"] = field(default_factory=list)
+    # the access the races told with this one share: the finding is reported there
+    anchor: Access | None = None
 
 
 def _next_iteration(ka: KernelAccesses, loop) -> NextIteration:
@@ -299,7 +302,44 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                 if source == SMALLEST_SHAPE:
                     shape = found_shape
                 races[(b.array, b.node.line)] = Race(a, b, intra_only, example, shape, source)
-    return RaceResult(_one_per_struct(ka, list(races.values())), undecided)
+    return RaceResult(_one_per_struct(ka, _one_per_access(list(races.values()))), undecided)
+
+
+def _place(race: Race) -> tuple:
+    return (race.second.node.line, race.second.node.col, race.first.node.line, race.first.node.col)
+
+
+def _follow(leader: Race, race: Race) -> None:
+    """``race`` is told with ``leader`` (with those told with it)."""
+    leader.other_members.append(race)
+    leader.other_members.extend(race.other_members)
+    race.other_members = []
+
+
+def _one_per_access(races: list[Race]) -> list[Race]:
+    """Races of several stores with one read (a reduction's first read racing with both the
+    initialization's and the accumulation loop's stores, with no barrier before the
+    reduction) are one missing barrier, before that read: the first by place stands for them,
+    reported at the read, the others go with it as notes. (One store racing with reads at
+    several places, the steps of a warp-synchronous reduction, stays one finding per read.)
+    Block and warp races stay apart."""
+    leaders: dict[tuple, Race] = {}
+    kept = []
+    for race in sorted(races, key=_place):
+        keys = [(id(shared), race.intra_warp_only)
+                for shared, other in ((race.first, race.second), (race.second, race.first))
+                if shared.read and not shared.write and other.write]
+        found = next((k for k in keys if k in leaders), None)
+        if found is None:
+            kept.append(race)
+            for k in keys:
+                leaders.setdefault(k, race)
+            continue
+        leader = leaders[found]
+        if leader.anchor is None:
+            leader.anchor = next(a for a in (leader.first, leader.second) if id(a) == found[0])
+        _follow(leader, race)
+    return kept
 
 
 def _one_per_struct(ka: KernelAccesses, races: list[Race]) -> list[Race]:
@@ -308,17 +348,16 @@ def _one_per_struct(ka: KernelAccesses, races: list[Race]) -> list[Race]:
     line) stands for the struct, the others go with it. Block and warp races stay apart, and
     so do races made by other functions (a scan helper's buffer and a broadcast slot of one
     storage struct are two bugs)."""
-    place = lambda r: (r.second.node.line, r.second.node.col, r.first.node.line, r.first.node.col)
     function = lambda access: access.function.key if access.function is not None else None
     leaders: dict[tuple, Race] = {}
-    for race in sorted(races, key=place):
+    for race in sorted(races, key=_place):
         root = ka.member_roots.get(race.second.array)
         if root is None:
             continue
         group = (root, race.intra_warp_only, function(race.first), function(race.second))
         leader = leaders.setdefault(group, race)
         if leader is not race:
-            leader.other_members.append(race)
+            _follow(leader, race)
     followers = {id(r) for leader in leaders.values() for r in leader.other_members}
     return [r for r in races if id(r) not in followers]
 

@@ -63,8 +63,18 @@ def thread_name(t: tuple[int, int, int], three_d: bool) -> str:
     return f"({t[0]}, {t[1]}, {t[2]})" if three_d else f"{t[0]}"
 
 
-def ordered(race: Race):
+def by_line(race: Race):
+    """The race's two accesses in the order of the text (the fixes are placed between them)."""
     a, b = race.first, race.second
+    return (b, a) if (b.node.line, b.node.col) < (a.node.line, a.node.col) else (a, b)
+
+
+def ordered(race: Race):
+    """(the other access, the access the finding is reported at): the later by line, or the
+    access that the races told together share."""
+    a, b = race.first, race.second
+    if race.anchor is not None:
+        return (a, b) if b is race.anchor else (b, a)
     if (b.node.line, b.node.col) < (a.node.line, a.node.col):
         a, b = b, a
     return a, b
@@ -79,11 +89,11 @@ def shape_note(ctx: CheckContext, race: Race, kernel):
                else "no launch of this kernel was found")
         needs = (f"the race needs a block of {x}x{y}x{z} threads or another shape that admits it"
                  if x else "the race holds for some block shape")
-        return ctx.note(race.second.node, f"{why}: {needs} (blocks of power-of-two sizes up to "
+        return ctx.note(ordered(race)[1].node, f"{why}: {needs} (blocks of power-of-two sizes up to "
                                           f"1,024 threads were considered; pin the real one with "
                                           f"--block-dim or '// syncheck: block-dim X,Y,Z')")
     x, y, z = race.shape
-    return ctx.note(race.second.node, f"block shape assumed: {x}x{y}x{z} (from {race.shape_source})")
+    return ctx.note(ordered(race)[1].node, f"block shape assumed: {x}x{y}x{z} (from {race.shape_source})")
 
 
 def member_notes(ctx: CheckContext, race: Race) -> list:

@@ -12,7 +12,7 @@ from syncheck.checks.base import Check, CheckContext
 from syncheck.analyses.levels import Level
 from syncheck.checks.fix_points import control_level, function_of, insert_before, statement_path
 from syncheck.diagnostics import UNSAFE, Fix
-from syncheck.checks.shared_races import access_text, kernel_races, member_notes, ordered, shape_note, thread_name
+from syncheck.checks.shared_races import by_line, access_text, kernel_races, member_notes, ordered, shape_note, thread_name
 
 
 class SharedMemoryRace(Check):
@@ -46,7 +46,7 @@ class SharedMemoryRace(Check):
                 notes.append(ctx.note(second.node, "put a barrier on every path between the two accesses"))
             finding = ctx.finding(self, second.node, message, kernel.name, notes + [shape_note(ctx, race, kernel)] + member_notes(ctx, race))
             if not same:
-                finding.fix = barrier_fix(ctx, first, second)
+                finding.fix = barrier_fix(ctx, *by_line(race))
             yield finding
 
 

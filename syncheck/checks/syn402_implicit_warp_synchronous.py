@@ -12,7 +12,7 @@ from syncheck.analyses.levels import Level
 from syncheck.checks.base import Check, CheckContext
 from syncheck.checks.fix_points import (control_level, exact_text, function_of, inside,
                                         insert_before, statement_path)
-from syncheck.checks.shared_races import access_text, kernel_races, member_notes, ordered, shape_note
+from syncheck.checks.shared_races import by_line, access_text, kernel_races, member_notes, ordered, shape_note
 from syncheck.diagnostics import UNSAFE, Edit, Fix
 
 _SPLIT_OPS = ("COMPOUND_ASSIGNMENT_OPERATOR", "BINARY_OPERATOR")
@@ -38,7 +38,7 @@ class ImplicitWarpSynchronous(Check):
                        f"__syncwarp() between the steps")
             notes = [] if first is second else [ctx.note(first.node, f"the other access: {access_text(ctx, first)}")]
             finding = ctx.finding(self, second.node, message, kernel.name, notes + [shape_note(ctx, race, kernel)] + member_notes(ctx, race))
-            finding.fix = _syncwarp_fix(ctx, first, second)
+            finding.fix = _syncwarp_fix(ctx, *by_line(race))
             yield finding
 
 
