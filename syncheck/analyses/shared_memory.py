@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from syncheck.analyses import c_semantics as C
 from syncheck.analyses import primitives as P
-from syncheck.analyses.async_ops import NAMED_SYNC, events_of
+from syncheck.analyses.async_ops import MBAR_INIT, MBAR_WAIT, NAMED_SYNC, call_events, events_of
 from syncheck.analyses.barrier_intervals import (BarrierIntervals, admitted_block_shapes, first_test_passes,
                                                  first_test_passes_for_all)
 from syncheck.analyses.constants import integer_constant
@@ -505,6 +505,54 @@ def _extents(type_spelling: str) -> list[int | None]:
     return [int(m) if m else None for m in re.findall(r"\[(\d*)\]", type_spelling)]
 
 
+def _barrier_variable(node: Node) -> str | None:
+    """The __shared__ variable a barrier operand names (`bar`, `&bar`)."""
+    n = _strip(node)
+    while n.kind == "UNARY_OPERATOR" and n.op == "&" and n.children:
+        n = _strip(n.children[0])
+    if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "shared":
+        return n.decl.key
+    return None
+
+
+def _whole_block_count(count: Node) -> bool:
+    """An expected-arrival count that is the block's thread count: `blockDim.x` (times the
+    other dimensions) or a thread block's `size()` / `num_threads()`."""
+    for n in count.walk():
+        if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "builtin" \
+                and n.decl.name == "blockDim":
+            return True
+        if n.kind == "CALL_EXPR" and callee_name(n) in ("size", "num_threads"):
+            obj = member_object(n)
+            if obj is not None and "thread_block" in (obj.type or "") and "tile" not in (obj.type or ""):
+                return True
+    return False
+
+
+def whole_block_barriers(program: Program) -> tuple[frozenset[str], bool]:
+    """The __shared__ `cuda::barrier` variables initialized to expect the whole block, and
+    whether every barrier the program initializes does."""
+    keys = set()
+    others = False
+    for fn in program.functions.values():
+        if fn.body is None or not fn.mentions("init"):
+            continue
+        for n in fn.body.walk():
+            if n.kind != "CALL_EXPR" or callee_name(n) != "init":
+                continue
+            args = call_args(n)
+            for event in call_events(n):
+                if event.kind != MBAR_INIT or event.mbar is None:
+                    continue
+                count = args[1] if member_object(n) is None and len(args) > 1 else (args[0] if args else None)
+                base = _barrier_variable(event.mbar)
+                if base is not None and count is not None and _whole_block_count(count):
+                    keys.add(base)
+                else:
+                    others = True
+    return frozenset(keys), bool(keys) and not others
+
+
 def _definitions(fn: Function) -> tuple[dict[str, Node], set[str]]:
     """Locals assigned exactly once (at their declaration) and those assigned more often."""
     counts: dict[str, int] = {}
@@ -561,6 +609,8 @@ class KernelAccesses:
     def __init__(self, program: Program, service: UniformityService, kernel: Function):
         self.program = program
         self.service = service
+        # (cuda::barrier variables that expect the whole block, whether all of them do)
+        self._full_barriers: tuple[frozenset[str], bool] | None = None
         # guard decisions (node id, scope id) proved the same for the whole block, or not
         self.proven_uniform: dict[tuple[int, int], bool] = {}
         self.kernel = kernel
@@ -977,6 +1027,8 @@ class KernelAccesses:
                 return True
             if n.kind != "CALL_EXPR" or n.id in self.expanded_calls:
                 continue
+            if self._whole_block_wait(n):
+                return True
             prim = P.classify(n)
             if prim is not None:
                 if prim.category in (P.BLOCK_BARRIER, P.GRID_SYNC):
@@ -987,6 +1039,27 @@ class KernelAccesses:
             callee = self.program.resolve_call(n.decl)
             if callee is not None and callee.body is not None and self._contains_barrier(callee, warp, set()):
                 return True
+        return False
+
+    def _whole_block_wait(self, call: Node) -> bool:
+        """A wait on a __shared__ `cuda::barrier` that every thread of the block arrives at
+        (`init(&bar, blockDim.x)`; `bar.wait(bar.arrive())`, `bar.arrive_and_wait()`): no
+        thread passes it before all have arrived, as at __syncthreads()."""
+        if "wait" not in callee_name(call):
+            return False
+        if self._full_barriers is None:
+            self._full_barriers = whole_block_barriers(self.program)
+        variables, every_one = self._full_barriers
+        for event in call_events(call):
+            if event.kind == MBAR_WAIT and event.mbar is not None:
+                base = _barrier_variable(event.mbar)
+                if base in variables:
+                    return True
+                target = _strip(event.mbar)
+                if base is None and every_one and target.kind == "DECL_REF_EXPR" and target.decl is not None \
+                        and target.decl.storage == "param" and "arrier" in target.decl.type \
+                        and "Cluster" not in target.decl.type and "Named" not in target.decl.type:
+                    return True  # a helper's barrier parameter, where every barrier expects the block
         return False
 
     def _names_shared(self, fn: Function, seen: set[str]) -> bool:
