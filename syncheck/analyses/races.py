@@ -830,17 +830,14 @@ def _guard_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access, exited: tup
                         # return;` with done from a helper's result): each thread's own
                         # decision, which the taint says differs between threads
                         c = z3.Bool(f"exit decision {g.cond.id}#{enc.t}")
-                        if g.polarity is not None:
-                            holds = g.polarity if enc.t != exited[0] else not g.polarity
-                            guards.append((c if holds else z3.Not(c), g.level))
-                        continue
-                    # A test of the thread's indices against values the same over its warp
-                    # that the encoder cannot model (`lane == __ffs(mask) - 1`, the lane a
-                    # warp picks): those values as unknowns of the warp (or block); other
-                    # decisions the encoder cannot read are not judged.
-                    c = _with_group_unknowns(enc, g)
-                    if c is None:
-                        return None
+                    else:
+                        # A test of the thread's indices against values the same over its
+                        # warp that the encoder cannot model (`lane == __ffs(mask) - 1`, the
+                        # lane a warp picks): those values as unknowns of the warp (or
+                        # block); other decisions the encoder cannot read are not judged.
+                        c = _with_group_unknowns(enc, g)
+                        if c is None:
+                            return None
                 else:
                     # A decision the whole warp takes alike that the encoder cannot read (a
                     # count loaded from shared memory): an unknown value of the warp, so two

@@ -222,10 +222,7 @@ class Encoder:
         proof: any value at all, so what is proved holds for the real one too. The two threads
         share it where the uniformity analysis finds it the same over the proof's group (a
         warp's shuffle reduction, in a proof over one warp); otherwise each has its own."""
-        n = _strip(node)
-        if not (n.type and C.int_type(n.type) is not None) or n.kind not in _MODELLED_AS_UNKNOWN \
-                or n.kind == "UNARY_OPERATOR" and n.op != "*":
-            raise NotEncodable()
+        n = _unknown_candidate(node)
         value = scope.analysis.values.get(n.id)
         shared = value is not None and GROUP_THREADS[value.level] >= self.proof_group
         key = (n.id, id(scope))
@@ -247,10 +244,7 @@ class Encoder:
         indices. Where the two threads may be in different iterations of a loop that sets
         it, each has its own. (Pairs under an unknown of a warp are judged within a warp
         only: an unknown bound could take a thread past its warp's part of a carved buffer.)"""
-        n = _strip(node)
-        if not (n.type and C.int_type(n.type)) or n.kind not in _MODELLED_AS_UNKNOWN \
-                or n.kind == "UNARY_OPERATOR" and n.op != "*":
-            raise NotEncodable()
+        n = _unknown_candidate(node)
         value = scope.analysis.values.get(n.id)
         if value is None or value.level > Level.WARP:
             raise NotEncodable()
@@ -1178,6 +1172,16 @@ def _definitions(body: Node | None, key: str) -> list[Node] | None:
             if target.kind == "DECL_REF_EXPR" and target.decl is not None and target.decl.key == key:
                 return None
     return out
+
+
+def _unknown_candidate(node: Node) -> Node:
+    """The expression an unknown may stand for (an integer load, dereference, field, call or
+    variable), wrappers stripped; NotEncodable for anything else."""
+    n = _strip(node)
+    if not (n.type and C.int_type(n.type) is not None) or n.kind not in _MODELLED_AS_UNKNOWN \
+            or n.kind == "UNARY_OPERATOR" and n.op != "*":
+        raise NotEncodable()
+    return n
 
 
 def _final_return(fn: Function) -> Node | None:
