@@ -72,12 +72,10 @@ def by_line(race: Race):
 def ordered(race: Race):
     """(the other access, the access the finding is reported at): the later by line, or the
     access that the races told together share."""
-    a, b = race.first, race.second
     if race.anchor is not None:
+        a, b = race.first, race.second
         return (a, b) if b is race.anchor else (b, a)
-    if (b.node.line, b.node.col) < (a.node.line, a.node.col):
-        a, b = b, a
-    return a, b
+    return by_line(race)
 
 
 def shape_note(ctx: CheckContext, race: Race, kernel):

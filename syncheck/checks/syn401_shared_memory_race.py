@@ -12,7 +12,7 @@ from syncheck.checks.base import Check, CheckContext
 from syncheck.analyses.levels import Level
 from syncheck.checks.fix_points import control_level, function_of, insert_before, statement_path
 from syncheck.diagnostics import UNSAFE, Fix
-from syncheck.checks.shared_races import by_line, access_text, kernel_races, member_notes, ordered, shape_note, thread_name
+from syncheck.checks.shared_races import access_text, by_line, kernel_races, member_notes, ordered, shape_note, thread_name
 
 
 class SharedMemoryRace(Check):

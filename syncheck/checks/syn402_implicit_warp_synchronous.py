@@ -12,7 +12,7 @@ from syncheck.analyses.levels import Level
 from syncheck.checks.base import Check, CheckContext
 from syncheck.checks.fix_points import (control_level, exact_text, function_of, inside,
                                         insert_before, statement_path)
-from syncheck.checks.shared_races import by_line, access_text, kernel_races, member_notes, ordered, shape_note
+from syncheck.checks.shared_races import access_text, by_line, kernel_races, member_notes, ordered, shape_note
 from syncheck.diagnostics import UNSAFE, Edit, Fix
 
 _SPLIT_OPS = ("COMPOUND_ASSIGNMENT_OPERATOR", "BINARY_OPERATOR")
