@@ -360,7 +360,7 @@ def test_z3_size_t_product_does_not_wrap_at_32_bits(tmp_path):
     struct it is 7 * 2**30, which a 32-bit encoding would wrap to 3 * 2**30."""
     z3 = pytest.importorskip("z3")
     from syncheck.analyses.shared_memory import function_scope
-    from syncheck.analyses.symbolic import Encoder, bitvector
+    from syncheck.analyses.symbolic import Encoder, SharedSymbols, bitvector
     from syncheck.analyses.uniformity import UniformityService
     from syncheck.frontend.parse import ParseOptions, parse_source
     from syncheck.ir.program import build_program
@@ -372,7 +372,7 @@ def test_z3_size_t_product_does_not_wrap_at_32_bits(tmp_path):
     kernel = next(f for f in program.functions.values() if f.name == "k")
     init = next(n for n in kernel.body.walk() if n.kind == "VAR_DECL").children[-1]
     dims = tuple(bitvector(z3, f"blockDim.{a}") for a in "xyz")
-    encoder = Encoder(1, {}, set(), dims, program)
+    encoder = Encoder(1, SharedSymbols(), set(), dims, program)
     term = encoder.expr(init, function_scope(kernel, UniformityService(program).analyze(kernel), {}))
     assert term.size() == 64
     n = next(s for name, s in encoder.shared.items() if name.endswith("@n"))

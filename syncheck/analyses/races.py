@@ -16,7 +16,7 @@ from syncheck.analyses.barrier_intervals import BarrierIntervals, Point
 from syncheck.analyses.levels import GROUP_THREADS, Level
 from syncheck.analyses.shared_memory import Access, KernelAccesses, Offset
 from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, WHOLE_WORD, Encoder,
-                                        MergedDefinitions, NextIteration, NotEncodable, bitvector, count_decision,
+                                        MergedDefinitions, SharedSymbols, NextIteration, NotEncodable, bitvector, count_decision,
                                         parameter_facts, parameter_relations, relation_term, same_in_scopes, smallest_example,
                                         term_variables, z3_module)
 from syncheck.analyses.uniformity import UniformityService
@@ -100,10 +100,13 @@ def _assigned(item: Node) -> set[str]:
 class _Concurrency:
     """May two accesses run in one barrier interval, for two different threads?"""
 
-    def __init__(self, ka: KernelAccesses, warp: bool):
+    def __init__(self, ka: KernelAccesses, warp: bool, rendezvous: bool = False):
+        """``rendezvous``: within a warp, with its whole-warp collectives as points that
+        separate intervals as well (KernelAccesses.rendezvous_intervals)."""
         self.ka = ka
         self.warp = warp
-        self.kernel = ka.warp_intervals if warp else ka.block_intervals
+        self.rendezvous = rendezvous
+        self.kernel = ka.rendezvous_intervals() if rendezvous else ka.warp_intervals if warp else ka.block_intervals
         self._reach: dict[tuple[int, int], set] = {}
         # Branches that can split the threads in question: within a warp only if the
         # condition varies within warps; across warps already if it varies between warps.
@@ -136,6 +139,8 @@ class _Concurrency:
         return r
 
     def _callee(self, access: Access) -> BarrierIntervals:
+        if self.rendezvous:
+            return self.ka.rendezvous_intervals(access.instance)
         return self.ka.instances[access.instance][1 if self.warp else 0]
 
     def _leaves_free(self, a: Access) -> bool:
@@ -146,6 +151,13 @@ class _Concurrency:
 
     def _before(self, x: Access, y: Access) -> bool:
         return y.point in self._from(x.point) and self._leaves_free(x) and self._enters_free(y)
+
+    def writes_reach(self, write: Access, read: Access) -> bool:
+        """Can a thread go from ``write`` on to ``read`` within one interval (the same point
+        again in a loop, or one reached from the other)?"""
+        if write.point == read.point and write.instance == read.instance:
+            return True
+        return self._before(write, read)
 
     def iterations(self, a: Access, b: Access) -> list[tuple[str, object]]:
         """How the two accesses' loop iterations relate when they are concurrent: ("same",
@@ -222,6 +234,21 @@ class _Concurrency:
                    self._enters_free(a) and self._enters_free(b) for d in self.divergent)
 
 
+def _read_before_rendezvous(a: Access, b: Access, warp_concurrent: _Concurrency,
+                            rendezvous_concurrent: _Concurrency) -> bool:
+    """A read by one lane and a write by another that a whole-warp collective always comes
+    between, read first (the write comes after it and, before a __syncwarp(), never before the
+    read): the reading lane made its read before it reached the collective, which the writing
+    lane leaves only once every lane has reached it. A write first is not ordered so: its
+    value need not be visible to the reader without a __syncwarp()."""
+    if a is b or a.write == b.write:
+        return False
+    read, write = (a, b) if b.write else (b, a)
+    if read.write:
+        return False
+    return not rendezvous_concurrent(read, write) and not warp_concurrent.writes_reach(write, read)
+
+
 @dataclass
 class RaceResult:
     races: list[Race]
@@ -245,6 +272,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
         by_array.setdefault(a.array, []).append(a)
     block_concurrent = _Concurrency(ka, warp=False)
     warp_concurrent = _Concurrency(ka, warp=True)
+    rendezvous_concurrent = None  # built for the first pair within a warp
     races: dict[tuple[str, int], Race] = {}
     for accesses in by_array.values():
         if not any(a.write for a in accesses):
@@ -289,10 +317,22 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                 if intra_only and a is b and a.write and not a.read and a.value_level <= Level.WARP:
                     continue  # lanes of one warp store one warp-uniform value: benign
                 if intra_only:
+                    rendezvous_concurrent = rendezvous_concurrent or _Concurrency(ka, warp=True, rendezvous=True)
+                    if _read_before_rendezvous(a, b, warp_concurrent, rendezvous_concurrent):
+                        count_decision("fast: read made before a whole-warp collective")
+                        continue
+                if intra_only:
                     # Lanes of one warp cannot be in different iterations of a loop whose
-                    # cycle holds a __syncwarp(): decide again with the warp's intervals.
-                    verdict = _check_pair(ka, a, b, ka.warp_intervals, iteration, last,
-                                          parted=warp_concurrent.partings(a, b))
+                    # cycle holds a __syncwarp(), and meet one iteration's accesses only in
+                    # the next one if one comes between them: decide again with the warp's
+                    # intervals and iterations.
+                    verdict = None
+                    warp_last = (warp_concurrent.last_iterations(a, b), warp_concurrent.last_iterations(b, a))
+                    for warp_iteration in warp_concurrent.iterations(a, b):
+                        verdict = _check_pair(ka, a, b, ka.warp_intervals, warp_iteration, warp_last,
+                                              parted=warp_concurrent.partings(a, b))
+                        if verdict is not None:
+                            break
                     if verdict in (None, UNDECIDED):
                         if verdict == UNDECIDED:
                             undecided.append((a, b))
@@ -519,7 +559,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     the two accesses in one interval (see _Concurrency.partings)."""
     z3 = z3_module()
     shape = known_shape(ka)
-    shared: dict = {}
+    shared = SharedSymbols()
     bx, by, bz = (bitvector(z3, "blockDim.x"), bitvector(z3, "blockDim.y"), bitvector(z3, "blockDim.z"))
     dims = (bx, by, bz)
     intervals = intervals or ka.block_intervals
@@ -835,14 +875,14 @@ def _guard_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access, exited: tup
                         # warp that the encoder cannot model (`lane == __ffs(mask) - 1`, the
                         # lane a warp picks): those values as unknowns of the warp (or
                         # block); other decisions the encoder cannot read are not judged.
-                        c = _with_group_unknowns(enc, g)
+                        c = _with_group_unknowns(enc, lambda: enc.cond(g.cond, g.scope))
                         if c is None:
                             return None
                 else:
                     # A decision the whole warp takes alike that the encoder cannot read (a
                     # count loaded from shared memory): an unknown value of the warp, so two
                     # lanes of one warp see the same. Only pairs within a warp are judged then.
-                    decide = z3.Function(f"warp_decision_{g.cond.id}_{id(g.scope)}",
+                    decide = z3.Function(f"warp_decision_{g.cond.id}_{enc.scope_tag(g.scope)}",
                                          enc.linear().sort(), z3.BoolSort())
                     c = decide(enc.linear() / 32)
                     warp_decisions = True
@@ -853,8 +893,10 @@ def _guard_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access, exited: tup
                 holds = not holds
             guards.append((c if holds else z3.Not(c), g.level))
     # an unknown of a warp could be a bound that takes a thread past its warp's part of a
-    # carved buffer: such pairs are judged within a warp only
-    return guards, warp_decisions or bool(e1.warp_unknowns_made or e2.warp_unknowns_made)
+    # carved buffer, an unknown part of an index any element: such pairs are judged within a
+    # warp only
+    return guards, warp_decisions or bool(e1.warp_unknowns_made or e2.warp_unknowns_made
+                                          or e1.index_unknowns or e2.index_unknowns)
 
 
 def _proven_block_uniform(ka: KernelAccesses | None, guard) -> bool:
@@ -871,17 +913,17 @@ def _proven_block_uniform(ka: KernelAccesses | None, guard) -> bool:
     return ka.proven_uniform[key]
 
 
-def _with_group_unknowns(enc: Encoder, guard):
-    """The guard's condition with the values the encoder cannot model that are the same
-    over a warp or the block as unknowns of it (Encoder._group_unknown); None if it still
-    cannot be read."""
-    enc.guard_unknowns = True
+def _with_group_unknowns(enc: Encoder, encode, where: str = "guard"):
+    """``encode()`` (a guard's condition, an index) with the values the encoder cannot model
+    that are the same over a warp or the block as unknowns of it (Encoder._group_unknown);
+    None if it still cannot be read."""
+    enc.group_unknowns = where
     try:
-        return enc.cond(guard.cond, guard.scope)
+        return encode()
     except NotEncodable:
         return None
     finally:
-        enc.guard_unknowns = False
+        enc.group_unknowns = None
 
 
 _TILE_THREADS = {level: GROUP_THREADS[level] for level in (Level.TILE16, Level.TILE8, Level.TILE4, Level.TILE2)}
@@ -1190,6 +1232,19 @@ def _indices(enc: Encoder, acc: Access, bits: int | None = None):
     return out
 
 
+def _added_alone(enc: Encoder, term, unknowns: list) -> bool:
+    """Does each unknown enter the index only as a summand (`fill + rank`, a queue's fill
+    level plus the lane's rank)? Scaled by a thread's own value (`i * width + j`, a row width
+    loaded from memory) it would let rows of any width overlap."""
+    z3 = enc.z3
+    for u in unknowns:
+        moved = z3.substitute(term, (u, u + 1))
+        step = z3.simplify(moved - term)
+        if not (z3.is_bv_value(step) and step.as_signed_long() in (1, 0, -1)):
+            return False
+    return True
+
+
 def _carve_end(enc: Encoder, count: Node, scope, unknown: str | None):
     """Where a carved part ends, in its elements: the count the next part starts at (`&s_a[n]`);
     a count the encoder cannot read (`*limit`, loaded from memory) is the same unknown the
@@ -1209,7 +1264,9 @@ def _index_term(enc: Encoder, acc: Access, node: Node, scope, position: int, off
     counts, so such updates collide. A plain store's stays undecided: scattering through
     loaded positions (a permutation, a compaction's offsets) is assumed to hit distinct cells.
     An offset every thread computes alike in a pointer's definition (a count loaded from
-    memory) is one unknown both threads share."""
+    memory) is one unknown both threads share. Parts of an index that are the same over a
+    warp or the block (a queue's fill level from popcounts of ballots, a base loaded once)
+    are unknowns of it, the rest as the threads compute it (Encoder._group_unknown)."""
     try:
         return enc.expr(node, scope)
     except NotEncodable:
@@ -1217,6 +1274,13 @@ def _index_term(enc: Encoder, acc: Access, node: Node, scope, position: int, off
             return enc.sym(f"{offset.uniform_in}+{node.id}", per_thread=False)
         if acc.atomic:
             return enc.sym(f"data index {acc.node.id}.{position}", per_thread=True)
+        made = len(enc.group_unknown_terms)
+        grouped = _with_group_unknowns(enc, lambda: enc.expr(node, scope), "index")
+        if grouped is not None and _added_alone(enc, grouped, enc.group_unknown_terms[made:]):
+            # An unknown index part may be any value: across warps it could name any element.
+            # Within one warp the lanes share it, and differ only by what they compute alike.
+            enc.index_unknowns = True
+            return grouped
         if not (acc.read and acc.write):
             raise
         return enc.expr_with_loads(node, scope)

@@ -626,6 +626,11 @@ class KernelAccesses:
         self.contexts: dict[int, _BlockContext] = {}
         # inlined calls: instance id -> (callee block intervals, callee warp intervals)
         self.instances: dict[int, tuple[BarrierIntervals, BarrierIntervals]] = {}
+        # intervals between warp rendezvous (see rendezvous_intervals), built when asked for:
+        # the kernel's, and each inlined call's
+        self._rendezvous: dict[int | None, BarrierIntervals] = {}
+        self._instance_cfgs: dict[int, tuple[CFG, set[int]]] = {}
+        self._rendezvous_callees: dict[str, bool] = {}
         self.uses_y, self.uses_z = _uses_dimensions(program, kernel)
         self.launch_block_dim = service.launch_shapes.block_dim(kernel)
         self.block_relations = service.launch_shapes.relations(kernel)
@@ -1041,6 +1046,62 @@ class KernelAccesses:
                 return True
         return False
 
+    def rendezvous_intervals(self, instance: int | None = None) -> BarrierIntervals:
+        """The kernel's (or an inlined call's) intervals between warp rendezvous: a
+        `__syncwarp()`, or a collective of the whole warp (a full-mask `__shfl_sync`,
+        `__ballot_sync`, ..., a 32-thread tile's `shfl`, `any`, `cg::reduce`), which no lane
+        leaves before every lane has reached it. A lane's shared-memory read made before a
+        rendezvous has been performed when another lane passes it (see races.find_races)."""
+        if instance not in self._rendezvous:
+            cfg, live = (self.cfg, self.live) if instance is None else self._instance_cfgs[instance]
+            self._rendezvous[instance] = BarrierIntervals(
+                cfg, live, lambda item: self._barrier(item, warp=True) or self._rendezvous_in(item),
+                self._runs_once)
+        return self._rendezvous[instance]
+
+    def _rendezvous_in(self, item: Node) -> bool:
+        for n in item.walk():
+            if n.kind != "CALL_EXPR" or n.id in self.expanded_calls:
+                continue
+            if _whole_warp_collective(n):
+                return True
+            callee = self.program.resolve_call(n.decl)
+            if callee is not None and callee.body is not None and self._callee_has_rendezvous(callee, set()):
+                return True
+        return False
+
+    def _callee_has_rendezvous(self, fn: Function, seen: set[str]) -> bool:
+        """Does every call of ``fn`` pass a whole-warp collective, on its straight-line path
+        from the entry (statements before the first branch, loop or return; the body of a
+        loop whose first test passes on constants counts), or in a helper called there?"""
+        if fn.key not in self._rendezvous_callees:
+            if fn.key in seen:
+                return False
+            seen.add(fn.key)
+            self._rendezvous_callees[fn.key] = self._passes_rendezvous(fn.body.children, seen)
+        return self._rendezvous_callees[fn.key]
+
+    def _passes_rendezvous(self, statements: list[Node], seen: set[str]) -> bool:
+        for stmt in statements:
+            if stmt.kind == "COMPOUND_STMT":
+                if self._passes_rendezvous(stmt.children, seen):
+                    return True
+                continue
+            if stmt.kind == "FOR_STMT" and stmt.children and first_test_passes(stmt, None):
+                body = stmt.children[-1]
+                return self._passes_rendezvous(body.children if body.kind == "COMPOUND_STMT" else [body], seen)
+            if stmt.kind in _BRANCHING_STATEMENTS:
+                return False  # past it, later statements may be skipped
+            for n in stmt.walk():
+                if n.kind != "CALL_EXPR":
+                    continue
+                if _whole_warp_collective(n):
+                    return True
+                callee = self.program.resolve_call(n.decl)
+                if callee is not None and callee.body is not None and self._callee_has_rendezvous(callee, seen):
+                    return True
+        return False
+
     def _whole_block_wait(self, call: Node) -> bool:
         """A wait on a __shared__ `cuda::barrier` that every thread of the block arrives at
         (`init(&bar, blockDim.x)`; `bar.wait(bar.arrive())`, `bar.arrive_and_wait()`): no
@@ -1395,6 +1456,7 @@ class KernelAccesses:
             self.instances[instance] = (
                 BarrierIntervals(cfg, live, lambda item: self._barrier(item, warp=False), self._runs_once),
                 BarrierIntervals(cfg, live, lambda item: self._barrier(item, warp=True), self._runs_once))
+            self._instance_cfgs[instance] = (cfg, live)
             nested = False
         else:
             nested = True
@@ -1404,6 +1466,25 @@ class KernelAccesses:
             for i, item in enumerate(cfg.blocks[b].items):
                 self._collect(item, point, guards + sub_guards, sub_scope, depth + 1, instance,
                               local if nested else (b, i))
+
+
+def _whole_warp_collective(call: Node) -> bool:
+    """A collective every lane of the warp must reach: a warp intrinsic with the full mask,
+    or a 32-thread tile's collective."""
+    prim = P.classify(call)
+    if prim is None:
+        return False
+    if prim.category == P.WARP_COLLECTIVE and prim.mask_arg is not None:
+        args = call_args(call)
+        if len(args) <= prim.mask_arg:
+            return False
+        mask = integer_constant(args[prim.mask_arg])
+        return mask is not None and C.convert(mask, C.UNSIGNED_INT) == 0xFFFFFFFF
+    return prim.category == P.TILE_COLLECTIVE and prim.scope == "tile" and prim.tile_size == 32
+
+
+_BRANCHING_STATEMENTS = ("IF_STMT", "FOR_STMT", "WHILE_STMT", "DO_STMT", "SWITCH_STMT", "RETURN_STMT",
+                         "BREAK_STMT", "CONTINUE_STMT", "GOTO_STMT", "CXX_FOR_RANGE_STMT")
 
 
 def _reference_arguments(call: Node, callee: Function) -> list[Node]:

@@ -93,8 +93,8 @@ def constant_term(z3, v: int, bits: int = BITS):
 
 
 # Deterministic solver budget (z3 resource units, not seconds): the same query gets the same
-# answer on a loaded machine. Queries seen on real code use at most ~1.4M units.
-RESOURCE_LIMIT = 4_000_000
+# answer on a loaded machine. Ballot ranks in per-warp queues need ~5M units.
+RESOURCE_LIMIT = 8_000_000
 
 
 # Proofs that a decision is uniform only remove findings, so they get a smaller budget.
@@ -130,8 +130,25 @@ class MergedDefinitions(NotEncodable):
     indices): its value there is the thread's own, unknown here."""
 
 
+class SharedSymbols(dict):
+    """The symbols two threads' encoders share (name -> term), and the tags their scopes
+    get in symbol names: numbered in the order the encoders meet them, so the names, and
+    with them z3's search, are the same on every run (an object's address is not)."""
+
+    def __init__(self):
+        super().__init__()
+        self.scope_tags: dict[int, tuple[int, object]] = {}
+
+    def tag(self, scope) -> int:
+        entry = self.scope_tags.get(id(scope))
+        if entry is None:
+            # the scope is kept with its tag, so its address is not reused by another one
+            entry = self.scope_tags[id(scope)] = (len(self.scope_tags), scope)
+        return entry[0]
+
+
 class Encoder:
-    def __init__(self, thread: int, shared: dict, varying_vars: set[str], dims, program: Program,
+    def __init__(self, thread: int, shared: SharedSymbols, varying_vars: set[str], dims, program: Program,
                  next_iteration: "NextIteration | None" = None, thread_shifts: bool = False):
         self.z3 = z3_module()
         self.program = program
@@ -168,17 +185,24 @@ class Encoder:
         # the helper's own analysis for this call (see _returned_in_context).
         self.service: UniformityService | None = None
         self._proof_unknowns: dict[tuple[int, int], str] = {}
-        # While an access's guards are encoded: values the encoder cannot model that are the
-        # same over a warp or the block are unknowns of it (see _group_unknown). Not in
-        # indices: an unknown per warp could name one element for two warps.
-        self.guard_unknowns = False
+        # While an access's guards or (once plain encoding failed) its indices are encoded:
+        # values the encoder cannot model that are the same over a warp or the block are
+        # unknowns of it (see _group_unknown). An unknown of a warp could name one element for
+        # two warps, so pairs that make one are judged within a warp only.
+        self.group_unknowns: str | None = None  # "guard" or "index" while it is on
         self.warp_unknowns_made = 0
+        # Set where an index needed unknowns of a group: the pair is judged within a warp only.
+        self.index_unknowns = False
+        self.group_unknown_terms: list = []  # the unknowns _group_unknown made, in order
         # While a test of values read from memory is encoded: loads are values of memory.
         self._loads_as_values = False
         # Shuffles encoded so far (each reads a lane of its own symbols).
         self._shuffles = 0
         # (function, variable) -> the constants a local takes, None where unknown
         self._value_sets: dict[tuple[str, str], set[int] | None] = {}
+
+    def scope_tag(self, scope: Scope) -> str:
+        return f"s{self.shared.tag(scope)}"
 
     def sym(self, name: str, per_thread: bool):
         if per_thread:
@@ -201,7 +225,7 @@ class Encoder:
         except NotEncodable:
             if self.proof_group is not None:
                 term = self._unknown_in_proof(node, scope)
-            elif self.guard_unknowns:
+            elif self.group_unknowns:
                 term = self._group_unknown(node, scope)
             else:
                 raise
@@ -237,7 +261,7 @@ class Encoder:
         return term
 
     def _group_unknown(self, node: Node, scope: Scope):
-        """In a race check's guard, a value the encoder cannot model (a call, a variable set in a
+        """In a race check's guard or index, a value the encoder cannot model (a call, a variable set in a
         loop) that the uniformity analysis finds the same over a warp or the block (the lane a
         warp picks from a ballot, `__ffs(mask) - 1`): one unknown of the warp (or block), so
         two threads of one warp at this point see the same value and differ only by their own
@@ -250,9 +274,13 @@ class Encoder:
             raise NotEncodable()
         if value.level > Level.BLOCK:
             self.warp_unknowns_made += 1
-        name = f"{value.level.name.lower()} value {n.id} {id(scope)}"
+        name = f"{value.level.name.lower()} value {n.id} {self.scope_tag(scope)}"
         apart = self.next_iteration is not None or any(
             r.kind == "DECL_REF_EXPR" and r.decl is not None and r.decl.key in self.varying for r in n.walk())
+        if apart and self.next_iteration is not None and self.group_unknowns == "index":
+            # in an index, one iteration's fill level against the next one's: any two values,
+            # which would make every element of the part meet
+            raise NotEncodable()
         if apart:
             term = self.sym(name, per_thread=True)
         elif value.level <= Level.BLOCK:
@@ -261,6 +289,7 @@ class Encoder:
             sort = self.z3.BitVecSort(BITS)
             term = self.z3.Function(name, sort, sort)(self.linear() / 32)
         self.facts += [term > -SYMBOL_RANGE, term < SYMBOL_RANGE]  # small, as every unknown
+        self.group_unknown_terms.append(term)
         return term
 
     def _as_type_of(self, term, value: Node, target: Node):
@@ -798,7 +827,7 @@ class Encoder:
         encoding reads p) and is clear when m leaves the lane out; the other lanes' bits are
         theirs to decide."""
         z3 = self.z3
-        word = self._warp_word(f"{WHOLE_WORD}{call.id} {id(scope)}")
+        word = self._warp_word(f"{WHOLE_WORD}{call.id} {self.scope_tag(scope)}")
         lane = z3.URem(self.linear(), 32)
         own_bit = z3.LShR(word, lane) & 1 == 1
         try:
@@ -823,7 +852,7 @@ class Encoder:
         if n.kind != "DECL_REF_EXPR" or n.decl is None or n.decl.key not in scope.single_defs \
                 or n.decl.key in scope.multi_defs:
             return None
-        return self.z3.Bool(f"decision {n.decl.key} {id(scope)}#{self.t}")
+        return self.z3.Bool(f"decision {n.decl.key} {self.scope_tag(scope)}#{self.t}")
 
     def _warp_word(self, name: str):
         """A 32-bit word the lanes of a warp share (a vote, the set of active lanes). Where
@@ -842,7 +871,7 @@ class Encoder:
         z3 = self.z3
         group = _strip(prim.group) if prim.group is not None else None
         made = group.decl.key if group is not None and group.kind == "DECL_REF_EXPR" and group.decl else call.id
-        word = self._warp_word(f"{WHOLE_WORD}active {made} {id(scope)}")
+        word = self._warp_word(f"{WHOLE_WORD}active {made} {self.scope_tag(scope)}")
         lane = z3.URem(self.linear(), 32)
         self.facts.append(z3.LShR(word, lane) & 1 == 1)
         return _popcount(z3, word & ((constant_term(z3, 1) << lane) - 1) if rank else word)
@@ -1423,7 +1452,7 @@ def same_in_scopes(program: Program, service: UniformityService, root: Function,
     z3 = z3_module()
     shape = service.shape_of(root).block_dim
     dims = tuple(constant_term(z3, d) for d in shape) if shape else tuple(bitvector(z3, f"blockDim.{a}") for a in "xyz")
-    shared: dict = {}
+    shared = SharedSymbols()
     e1 = Encoder(1, shared, set(), dims, program)
     e2 = Encoder(2, shared, set(), dims, program)
     e1.proof_group = e2.proof_group = group
@@ -1539,7 +1568,7 @@ def lane_outside_mask(program: Program, service: UniformityService, root: Functi
     z3 = z3_module()
     scopes = context_scopes(service, root, frames)
     dims = tuple(constant_term(z3, d) for d in shape)
-    enc = Encoder(1, {}, set(), dims, program, thread_shifts=True)
+    enc = Encoder(1, SharedSymbols(), set(), dims, program, thread_shifts=True)
     try:
         mask = C.z3_convert(z3, enc.expr(mask_node, scopes[-1]), _int(mask_node), BITS)
         guards = []
