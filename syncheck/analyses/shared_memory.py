@@ -198,23 +198,51 @@ def call_bindings(program: Program, call: Node, callee: Function, args: list[Nod
         bindings.update({k: v for k, v in scope.bindings.items() if k in field_keys})
         return bindings
     fields = constructed_fields(program, obj, scope)
+    if fields and callee.body is not None:
+        # a field the method itself changes (`pos++`) holds the stored value only until then
+        changed = _written_own_fields(callee.body)
+        fields = {k: v for k, v in fields.items() if k not in changed}
     bindings.update(fields)
     field_keys.update(fields)
     return bindings
 
 
+def _written_own_fields(body: Node) -> set[str]:
+    """The fields of its object a method assigns or steps (`pos = 0`, `this->pos++`); not
+    reference fields, whose assignments write what they refer to."""
+    out = set()
+    for n in body.walk():
+        target = None
+        if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGN and n.children:
+            target = _strip(n.children[0])
+        elif n.kind == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--", "&") and n.children:
+            target = _strip(n.children[0])
+        if target is not None and target.kind == "MEMBER_REF_EXPR" and target.decl is not None and (
+                not target.children or _strip(target.children[0]).kind == "CXX_THIS_EXPR") \
+                and "&" not in (target.decl.type or ""):  # through a reference field: its target
+            out.add(target.decl.key)
+    return out
+
+
 def constructed_fields(program: Program, obj: Node | None, scope: Scope) -> dict:
     """The fields of an object built by a constructor call (directly or through a local
-    defined once), each bound to what the constructor's member initializer stored."""
+    defined once), each bound to what the constructor's member initializer stored; and the
+    fields of a local object that statements right after its declaration set once
+    (`View v; v.data = &s[0];`, Function.field_assignments)."""
+    assigned = {}
+    local = _strip(obj) if obj is not None else None
+    if local is not None and local.kind == "DECL_REF_EXPR" and local.decl is not None:
+        assigned = {k: (value, scope) for k, value in
+                    scope.analysis.function.field_assignments().get(local.decl.key, {}).items()}
     obj = constructor_call(obj, scope.single_defs.get)
     if obj is None:
-        return {}
+        return assigned
     ctor = program.resolve_call(obj.decl)
     if ctor is None or not ctor.member_inits:
-        return {}
+        return assigned
     ctor_args = call_args(obj)
     ctor_scope = Scope(scope.analysis, {p.key: (a, scope) for p, a in zip(ctor.params, ctor_args)})
-    return {field_key: (init, ctor_scope) for field_key, init in ctor.member_inits.items()}
+    return {**{field_key: (init, ctor_scope) for field_key, init in ctor.member_inits.items()}, **assigned}
 
 
 def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> Scope:

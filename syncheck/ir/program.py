@@ -88,6 +88,7 @@ class Function:
     _lower: object = None
     text: str = ""
     _constexpr_probe: object = None  # tells, when first asked, whether it is constexpr
+    _field_assignments: dict | None = None
 
     @property
     def is_constexpr(self) -> bool:
@@ -106,6 +107,15 @@ class Function:
     def body(self, value: Node | None) -> None:
         self.body_node = value
 
+    def field_assignments(self) -> dict[str, dict[str, Node]]:
+        """Fields of local objects set once, by a plain assignment that is a statement of the
+        block declaring the object, after its declaration (`View v; v.data = &s[0];`):
+        object key -> field key -> the value. A field assigned anywhere else in the
+        function, or an object whose address is taken, is left out."""
+        if self._field_assignments is None:
+            self._field_assignments = _field_assignments(self.body) if self.body is not None else {}
+        return self._field_assignments
+
     def mentions(self, *words: str) -> bool:
         """Does the function's source text contain any of the words (cheap, before lowering)?"""
         return any(w in self.text for w in words)
@@ -113,6 +123,57 @@ class Function:
     @property
     def runs_on_device(self) -> bool:
         return self.kind in ("kernel", "device", "host_device")
+
+
+_ASSIGNING = ("=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=")
+
+
+def _field_assignments(body: Node) -> dict[str, dict[str, Node]]:
+    def unwrapped(n: Node) -> Node:
+        while n.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and n.children:
+            n = n.children[-1]
+        return n
+
+    def object_field(target: Node) -> tuple[str, str] | None:
+        target = unwrapped(target)
+        if target.kind != "MEMBER_REF_EXPR" or target.decl is None or not target.children:
+            return None
+        obj = unwrapped(target.children[0])
+        if obj.kind == "DECL_REF_EXPR" and obj.decl is not None and obj.decl.storage == "local" \
+                and "*" not in (obj.decl.type or ""):
+            return obj.decl.key, target.decl.key
+        return None
+
+    writes: dict[tuple[str, str], int] = {}
+    escaped: set[str] = set()
+    for n in body.walk():
+        if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGNING and n.children:
+            place = object_field(n.children[0])
+            if place is not None:
+                writes[place] = writes.get(place, 0) + 1
+        elif n.kind == "UNARY_OPERATOR" and n.children:
+            inner = unwrapped(n.children[0])
+            if n.op == "&" and inner.kind == "DECL_REF_EXPR" and inner.decl is not None:
+                escaped.add(inner.decl.key)
+            place = object_field(inner) if n.op in ("++", "--", "post++", "post--", "&") else None
+            if place is not None:
+                writes[place] = writes.get(place, 0) + 1
+    out: dict[str, dict[str, Node]] = {}
+    for block in body.walk():
+        if block.kind != "COMPOUND_STMT":
+            continue
+        declared: set[str] = set()
+        for stmt in block.children:
+            if stmt.kind == "DECL_STMT":
+                declared |= {d.decl.key for d in stmt.children if d.kind == "VAR_DECL" and d.decl is not None}
+                continue
+            n = unwrapped(stmt)
+            if n.kind != "BINARY_OPERATOR" or n.op != "=" or len(n.children) != 2:
+                continue
+            place = object_field(n.children[0])
+            if place is not None and place[0] in declared and place[0] not in escaped and writes.get(place) == 1:
+                out.setdefault(place[0], {})[place[1]] = n.children[1]
+    return out
 
 
 @dataclass
