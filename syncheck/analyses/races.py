@@ -740,6 +740,17 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         count_decision("solver: unsat")
         return None
     count_decision("solver: sat")
+    wrap_free = _unwrapped_products(z3, idx_a + idx_b)
+    if wrap_free:
+        # Found with run-time values multiplied in an index: is there a conflict without the
+        # products wrapping around? (Asked only now: the bounds can make the first query
+        # costlier.) Undecided, the conflict found stands.
+        bounded, bounded_solver = _decide(z3, list(solver.assertions()) + wrap_free)
+        if bounded == z3.unsat:
+            count_decision("solver: only by wrapping around")
+            return None
+        if bounded == z3.sat:
+            solver = bounded_solver
     # Is there a conflict between threads of different warps?
     across = e1.linear() / 32 != e2.linear() / 32
     inter_verdict, inter_solver = _decide(z3, list(solver.assertions()) + [across])
@@ -964,6 +975,24 @@ def _layout_facts(enc: Encoder, acc: Access) -> list:
             continue
         width = terms[thread.index(False)]
         facts.append(width > column)
+    return facts
+
+
+def _unwrapped_products(z3, terms: list) -> list:
+    """A product of two run-time values in an index (`row * width`, `jc * (stride / 2)`)
+    does not wrap around: each factor stays below 2^15 in size. A shared buffer holds at
+    most 2^18 bytes, so an index whose product is larger is out of bounds anyway; and without
+    this, the solver's 32-bit arithmetic lets rows of a run-time width meet by wrapping."""
+    facts = []
+    bound = 1 << 15
+    for term in terms:
+        for product in _products(z3, term):
+            factors = product.children()
+            if product.size() < 32 or sum(not z3.is_bv_value(f) for f in factors) < 2:
+                continue  # (narrow products are the solver's rewriting of low bits)
+            for f in factors:
+                if not z3.is_bv_value(f):
+                    facts += [f > -bound, f < bound]
     return facts
 
 

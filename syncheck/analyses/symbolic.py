@@ -93,7 +93,7 @@ def constant_term(z3, v: int, bits: int = BITS):
 
 
 # Deterministic solver budget (z3 resource units, not seconds): the same query gets the same
-# answer on a loaded machine. Ballot ranks in per-warp queues need ~5M units.
+# answer on a loaded machine. Ranks counted in ballot words (per-warp queues) need ~5M units.
 RESOURCE_LIMIT = 8_000_000
 
 
