@@ -90,6 +90,9 @@ class FileFacts:
     kernels: list[KernelFact] = field(default_factory=list)
     launches: list[LaunchFact] = field(default_factory=list)
     queries_cooperative_support: bool = False
+    # The file defines the program's entry (a host `main`): the analyzed files then hold the
+    # program's start-up code, where device capabilities are queried.
+    defines_main: bool = False
     shape_uses: list[ShapeUse] = field(default_factory=list)
     generic_findings: list[GenericFinding] = field(default_factory=list)
     checked_templates: list[str] = field(default_factory=list)  # whose instantiations it reported on
@@ -139,6 +142,8 @@ def collect_facts(program: Program, service: UniformityService | None, path: str
         hv = host_values.get(host.key) or host_values.setdefault(host.key, HostValues(program, host))
         facts.launches.append(_launch_fact(program, launch, host, hv, path))
     facts.queries_cooperative_support = _queries_support(program)
+    facts.defines_main = any(fn.name == "main" and not fn.runs_on_device and fn.has_body and fn.in_main_file
+                             for fn in program.functions.values())
     if shape_answers is None:
         shape_answers = service.launch_shapes.local_answers()
     facts.shape_uses = [ShapeUse(key, instance, shape) for key, instance, shape in shape_answers]

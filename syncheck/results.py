@@ -20,7 +20,7 @@ from syncheck.diagnostics import (Edit, FileCoverage, FileProblem, Finding, Fix,
 from syncheck.project import (FieldAssignment, FileFacts, GenericFinding, KernelFact, LaunchFact, Location,
                               ShapeUse)
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 
 
 @dataclass

@@ -109,3 +109,7 @@ class ProjectFacts:
     @property
     def queries_cooperative_support(self) -> bool:
         return any(f.queries_cooperative_support for f in self.files)
+
+    @property
+    def defines_main(self) -> bool:
+        return any(f.defines_main for f in self.files)

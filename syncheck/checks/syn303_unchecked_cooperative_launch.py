@@ -21,7 +21,9 @@ class UncheckedCooperativeLaunch(Check):
                     f"the return code of {launch.api} is ignored: a cooperative launch fails "
                     f"at launch time (grid too large, device without cooperative launch) and "
                     f"the kernel then never runs; check it (e.g. with a CUDA_CHECK macro)"))
-        if cooperative and not project.queries_cooperative_support:
+        # Support is queried at start-up: without the program's main among the analyzed files
+        # (a library, one file of a project checked on its own) the query may be elsewhere.
+        if cooperative and project.defines_main and not project.queries_cooperative_support:
             first = cooperative[0]
             yield self.at(first.location, (
                 f"cooperative launch of '{first.kernel_name}', but no analyzed file queries "

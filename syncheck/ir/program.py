@@ -107,6 +107,11 @@ class Function:
     def body(self, value: Node | None) -> None:
         self.body_node = value
 
+    @property
+    def has_body(self) -> bool:
+        """Is it defined here (a body, lowered or still to be)?"""
+        return self.body_node is not None or self._lower is not None
+
     def field_assignments(self) -> dict[str, dict[str, Node]]:
         """Fields of local objects set once, by a plain assignment that is a statement of the
         block declaring the object, after its declaration (`View v; v.data = &s[0];`):
