@@ -649,7 +649,14 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         if acc.carve_extent is not None and not _guards_name(acc, acc.carve_extent[0]):
             count, count_scope, unknown = acc.carve_extent
             try:
-                first = _index_term(enc, acc, acc.indices[0][0], acc.indices[0][1], 0)
+                if not acc.indices:  # an atomic's target `part + offset`: its offsets
+                    first = _indices(enc, acc)[0]
+                else:
+                    first = _index_term(enc, acc, acc.indices[0][0], acc.indices[0][1], 0)
+                for node, node_scope in acc.carve_moves:
+                    move = enc.expr(node, node_scope)
+                    bits = max(first.size(), move.size())
+                    first = C.z3_convert(z3, first, None, bits) + C.z3_convert(z3, move, None, bits)
                 end = _carve_end(enc, count, count_scope, unknown)
             except NotEncodable:
                 continue

@@ -143,6 +143,9 @@ class Access:
     # Through a pointer another carve of the buffer starts from: its first index stays below
     # that carve's start (elements, read in the scope given)
     carve_extent: tuple[Node, Scope, str | None] | None = None
+    # what the pointer was moved by within its carve before it was handed to the helper
+    # that indexes it (`store(ev_buffer + offset)`): added to the index for that check
+    carve_moves: list[tuple[Node, Scope]] = field(default_factory=list)
     # A plain store of an element of the same array (`s[t] = s[0]`): where the two are one
     # element for the storing thread, the store leaves the memory as it was.
     copied_from: "Access | None" = None
@@ -372,15 +375,30 @@ def _var_type(fn: Function, key: str) -> str:
 _SEVERAL = object()  # several definitions reach a use
 
 
-def _carve_of(node: Node, scope: Scope):
+def _carve_of(node: Node, scope: Scope, through_aliases: bool = False):
     """The carve extent of the pointer an access indexes: its own, or, for a parameter, that
-    of the caller's pointer it is bound to (a helper handed `genotype` indexes its part)."""
+    of the caller's pointer it is bound to (a helper handed `genotype` indexes its part, or
+    `ev_buffer + offset` a place in it); with the positions the caller moved the pointer by
+    ((node, scope) pairs, added to the access's index when its carve is checked). With
+    ``through_aliases``, also through a local that names a carved pointer (`T* ev = smem;`):
+    for atomics, whose data-dependent targets would otherwise reach every part."""
+    moved: list[tuple[Node, Scope]] = []
     for _ in range(8):
+        while node.kind == "BINARY_OPERATOR" and node.op == "+" and len(node.children) == 2 \
+                and "*" in (_strip(node.children[0]).type or ""):
+            moved.append((node.children[1], scope))
+            node = _strip(node.children[0])
         if node.kind != "DECL_REF_EXPR" or node.decl is None:
             return None
         carve = scope.carve_extents.get(node.decl.key)
-        if carve is not None or node.decl.storage != "param":
-            return carve
+        if carve is not None:
+            return carve, moved
+        if through_aliases and node.decl.storage == "local" and node.decl.key in scope.single_defs:
+            # another name for a carved pointer (`T* ev_buffer = smem;`, `smem` carved after)
+            node = _strip(scope.single_defs[node.decl.key])
+            continue
+        if node.decl.storage != "param":
+            return None
         bound = scope.bound(node)
         if bound is None:
             return None
@@ -1354,10 +1372,14 @@ class KernelAccesses:
         target = self._pointer_target(args[0], scope)
         if target is None:
             return False
+        carve, moves = _carve_of(_strip(args[0]), scope, through_aliases=True) or (None, [])
+        if len(moves) != len(target[1]):
+            carve = None  # the carved pointer is itself moved: its offsets are not the part's
         self._add(Access(array=target[0], name=_display_name(target[0], call), node=call, indices=[],
                          offsets=_at_start(target[1], args[0], scope), read=True, write=True,
                          point=point, guards=list(guards), scope=scope, value_level=7,
-                         function=scope.analysis.function, atomic=True, element=element_unit(args[0])),
+                         function=scope.analysis.function, atomic=True, element=element_unit(args[0]),
+                         carve_extent=carve),
                   instance, local)
         for offset in target[1]:
             if offset.scope is scope:
@@ -1420,7 +1442,7 @@ class KernelAccesses:
             return False
         target = self._pointer_target(cur, scope) if cur.kind in ("DECL_REF_EXPR", "MEMBER_REF_EXPR") else None
         offsets = target[1] if target is not None else []
-        carve = _carve_of(cur, scope)
+        carve, carve_moves = _carve_of(cur, scope) or (None, [])
         indices.reverse()
         if cur.kind == "MEMBER_REF_EXPR":
             extents = _extents(cur.type)
@@ -1438,7 +1460,8 @@ class KernelAccesses:
             read=mode in ("read", "update"), write=mode in ("write", "update"), point=point,
             guards=list(guards), scope=scope, value_level=stored,
             function=scope.analysis.function, extents=extents, strides=strides, element=element,
-            carve_extent=carve if len(indices) == 1 else None),
+            carve_extent=carve if len(indices) == 1 else None,
+            carve_moves=carve_moves if len(indices) == 1 else []),
             instance, local)
         return True
 
