@@ -844,7 +844,10 @@ class _FunctionAnalyzer:
                 return UNIFORM, None, "unknown"
             if decl.storage in ("local", "param"):
                 if "*" in decl.type and "[" not in decl.type:  # a pointer: its value is the address
-                    return self.env.get(decl.key, UNIFORM), None, "pointer"
+                    pointer = self.env.get(decl.key, UNIFORM)
+                    # into the block's shared memory (`unsigned* items = (unsigned*)smem;`):
+                    # its cells are shared ones, not a caller's object written through it
+                    return pointer, None, "shared" if pointer.block_shared else "pointer"
                 return UNIFORM, decl.key, "local"
             return UNIFORM, None, decl.storage
         if kind == "ARRAY_SUBSCRIPT_EXPR" and len(node.children) == 2:
