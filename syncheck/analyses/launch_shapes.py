@@ -113,6 +113,26 @@ class LaunchShapes:
             self._answers[key] = answer
         return self._answers[key]
 
+    def rows_may_split_warps(self, kernel: Function) -> bool:
+        """Does a launch in this file give the kernel a block of several rows whose row length
+        (blockDim.x) is not known to be a multiple of 32 (`dim3(1 << lg, 1024 >> lg)`,
+        `dim3(bx, by)` of a host function's parameters)? Then a warp may hold parts of
+        several rows, and threadIdx.y may differ within a warp."""
+        for launch in launches_of(self.program, kernel):
+            if launch.api != "<<<>>>" or len(launch.config) < 2:
+                continue
+            hv = HostValues(self.program, self.program.functions[launch.host_function], site=launch.node)
+            axes = hv.dim3_expressions(launch.config[1])
+            if axes is None:
+                continue
+            x, y, z = axes
+            if all(a is None or hv.constant(a) == 1 for a in (y, z)):
+                continue  # one row: threadIdx.y and z are 0
+            if x is not None and hv.divisor(x) % 32 == 0:
+                continue
+            return True
+        return False
+
     def relations(self, kernel: Function) -> dict[int, tuple]:
         """block_dim_relations of this file's launches, unless launches in other files
         (whose arguments are not at hand) may give the kernel other shapes."""

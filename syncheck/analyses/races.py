@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from syncheck.analyses import c_semantics as C
 from syncheck.analyses.barrier_intervals import BarrierIntervals, Point
 from syncheck.analyses.levels import GROUP_THREADS, Level
-from syncheck.analyses.shared_memory import Access, KernelAccesses, Offset
+from syncheck.analyses.shared_memory import Access, Guard, KernelAccesses, Offset
 from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, WHOLE_WORD, Encoder,
                                         MergedDefinitions, SharedSymbols, NextIteration, NotEncodable, bitvector, count_decision,
                                         parameter_facts, parameter_relations, relation_term, same_in_scopes, smallest_example,
@@ -111,10 +111,12 @@ class _Concurrency:
         # Branches that can split the threads in question: within a warp only if the
         # condition varies within warps; across warps already if it varies between warps.
         limit = Level.WARP if warp else Level.BLOCK
+        levels = {b: Level.BLOCK if not warp and level > Level.BLOCK and _proven_loop_test(ka, b) else level
+                  for b, level in ka.cond_levels.items()}
         self.divergent = [(b, len(ka.cfg.blocks[b].items) - 1)
-                          for b, level in ka.cond_levels.items()
+                          for b, level in levels.items()
                           if level > limit and ka.cfg.blocks[b].items]
-        self._uniform = lambda b: ka.cond_levels.get(b, Level.UNIFORM) <= limit
+        self._uniform = lambda b: levels.get(b, Level.UNIFORM) <= limit
         self._choices: dict[tuple[int, int], dict[int, frozenset]] = {}
 
     def _parted(self, d, x, y) -> bool:
@@ -342,7 +344,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                 if source == SMALLEST_SHAPE:
                     shape = found_shape
                 races[(b.array, b.node.line)] = Race(a, b, intra_only, example, shape, source)
-    return RaceResult(_one_per_struct(ka, _one_per_access(list(races.values()))), undecided)
+    return RaceResult(_one_per_struct(ka, _one_per_store(ka, _one_per_access(list(races.values())))), undecided)
 
 
 def _place(race: Race) -> tuple:
@@ -380,6 +382,52 @@ def _one_per_access(races: list[Race]) -> list[Race]:
             leader.anchor = next(a for a in (leader.first, leader.second) if id(a) == found[0])
         _follow(leader, race)
     return kept
+
+
+def _one_per_store(ka: KernelAccesses, races: list[Race]) -> list[Race]:
+    """A store that races with reads at several places, with no other store to the array
+    on the way from it to any of them (a fill loop with no barrier or __syncwarp() before the
+    code that reads what it filled), is one missing synchronization between the store and its
+    first read: the first race by place stands for them, reported at that read, and the
+    others go with it as notes. The steps of a warp-synchronous reduction store between their reads, so
+    each step stays a finding of its own."""
+    leaders: dict[tuple, Race] = {}
+    kept = []
+    racing = {(id(r.first), id(r.second)) for race in races for r in (race, *race.other_members)}
+    racing |= {(b, a) for a, b in racing}
+    for race in sorted(races, key=_place):
+        store = _store_before_reads(ka, race, racing)
+        if store is None:
+            kept.append(race)
+            continue
+        key = (id(store), race.intra_warp_only)
+        leader = leaders.get(key)
+        if leader is None:
+            leaders[key] = race
+            kept.append(race)
+            continue
+        if leader.anchor is None:  # the first read: the synchronization goes before it
+            leader.anchor = leader.second if leader.first is store else leader.first
+        _follow(leader, race)
+    return kept
+
+
+def _store_before_reads(ka: KernelAccesses, race: Race, racing: set[tuple[int, int]]) -> Access | None:
+    """The race's store, when the race is a store and a later read of what it stored with no
+    other store in between (in the interval the race is in) that races with the read too."""
+    for store, read in ((race.first, race.second), (race.second, race.first)):
+        if not (store.write and not store.read and read.read and not read.write) \
+                or store.instance is not None or read.instance is not None:
+            continue
+        intervals = ka.warp_intervals if race.intra_warp_only else ka.block_intervals
+        after = intervals.reach_from(*store.point)
+        if read.point not in after:
+            continue
+        if any((id(other), id(read)) in racing and other is not store and other.write and other.point in after
+               and read.point in intervals.reach_from(*other.point) for other in ka.accesses):
+            continue
+        return store
+    return None
 
 
 def _one_per_struct(ka: KernelAccesses, races: list[Race]) -> list[Race]:
@@ -896,6 +944,8 @@ def _guard_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access, exited: tup
                         c = _with_group_unknowns(enc, lambda: enc.cond(g.cond, g.scope))
                         if c is None:
                             return None
+                elif _proven_block_uniform(ka, g):
+                    continue  # the taint says it differs between warps; a proof says it does not
                 else:
                     # A decision the whole warp takes alike that the encoder cannot read (a
                     # count loaded from shared memory): an unknown value of the warp, so two
@@ -915,6 +965,19 @@ def _guard_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access, exited: tup
     # warp only
     return guards, warp_decisions or bool(e1.warp_unknowns_made or e2.warp_unknowns_made
                                           or e1.index_unknowns or e2.index_unknowns)
+
+
+def _proven_loop_test(ka: KernelAccesses, block: int) -> bool:
+    """Is the test of the loop that branches at ``block`` proved the same for every thread of
+    the block at each iteration (a grid-stride loop to a bound rounded up to the block), though
+    the taint says it varies? Then the threads leave that loop together and do not part there."""
+    b = ka.cfg.blocks[block]
+    ctx = ka.contexts.get(block)
+    if b.branch is None or ctx is None or b.branch_stmt is None \
+            or b.branch_stmt.kind not in ("FOR_STMT", "WHILE_STMT", "DO_STMT"):
+        return False
+    with ka.side_context:  # (its terms leave the race queries' context as it was)
+        return _proven_block_uniform(ka, Guard(b.branch, True, int(Level.THREAD), ctx.scope))
 
 
 def _proven_block_uniform(ka: KernelAccesses | None, guard) -> bool:

@@ -18,6 +18,7 @@ from syncheck.analyses.barrier_intervals import (BarrierIntervals, admitted_bloc
 from syncheck.analyses.constants import integer_constant
 from syncheck.analyses.preconditions import kernel_preconditions, known_parameters
 from syncheck.analyses.reaching_definitions import INCOMING, reaching_definitions
+from syncheck.analyses.solver_context import SideContext
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
 from syncheck.analyses.levels import Level
 from syncheck.ir.calls import (bound_arguments, call_args, callee_name, constructor_call, member_object,
@@ -234,6 +235,11 @@ def constructed_fields(program: Program, obj: Node | None, scope: Scope) -> dict
     (`View v; v.data = &s[0];`, Function.field_assignments)."""
     assigned = {}
     local = _strip(obj) if obj is not None else None
+    if local is not None and local.kind == "DECL_REF_EXPR" and local.decl is not None \
+            and local.decl.storage == "param" and local.decl.key in scope.bindings:
+        # a parameter (`const View& in`, or a copy of the view) stands for the caller's object
+        argument, caller_scope = scope.bindings[local.decl.key]
+        return constructed_fields(program, argument, caller_scope) if caller_scope is not None else {}
     if local is not None and local.kind == "DECL_REF_EXPR" and local.decl is not None:
         assigned = {k: (value, scope) for k, value in
                     scope.analysis.function.field_assignments().get(local.decl.key, {}).items()}
@@ -257,7 +263,7 @@ def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> 
     defs = reaching_definitions(fn.params, analysis.cfg, analysis.cfg.reachable(), multi)
     scope.reaching = defs.unique
     scope.reaching_definition = defs.definition
-    scope.loop_counters = _loop_counters(fn, defs.several)
+    scope.loop_counters = _loop_counters(fn, defs.several, init)
     return scope
 
 
@@ -290,7 +296,7 @@ def _top_level_assignments(fn: Function, init: dict[str, Node]) -> dict[str, tup
     return out
 
 
-def _loop_counters(fn: Function, several: dict[int, tuple]) -> dict[int, "Induction"]:
+def _loop_counters(fn: Function, several: dict[int, tuple], single_init: dict[str, Node]) -> dict[int, "Induction"]:
     """Uses of a counter that one loop steps and that was set just before the loop: in C-style
     code one variable serves several loops (`int i; ... for (i = 0; ...; i++) ...
     for (i = 8; ...; i++)`), so it is an induction of each loop, not of the function."""
@@ -302,7 +308,7 @@ def _loop_counters(fn: Function, several: dict[int, tuple]) -> dict[int, "Induct
     for use, defs in several.items():
         if len(defs) != 2 or None in defs:
             continue
-        steps = [d for d in defs if _counter_step(d) is not None]
+        steps = [d for d in defs if _counter_step(d, single_init) is not None]
         if len(steps) != 1:
             continue
         update = steps[0]
@@ -321,22 +327,23 @@ def _loop_counters(fn: Function, several: dict[int, tuple]) -> dict[int, "Induct
             nodes = inside[loop.id] = {n.id for c in loop.children if c.role != "init" for n in c.walk()}
         if use not in nodes or start.id in nodes:
             continue
-        op, step = _counter_step(update)
+        op, step = _counter_step(update, single_init)
         out[use] = Induction(init, op, step, update.line, loop.id, None if is_increment else update.start,
                              loop_stmt=loop)
     return out
 
 
-def _counter_step(update: Node) -> tuple[str, int] | None:
-    """(op, constant step) of `i++`, `i -= 2`, `s >>= 1`, `k *= 2`; None for anything else."""
+def _counter_step(update: Node, single_init: dict[str, Node]) -> tuple[str, int | Node] | None:
+    """(op, step) of `i++`, `i -= 2`, `s >>= 1`, `k *= 2`, and of `x += blockDim.x * gridDim.x`
+    (a step the loop does not change); None for anything else."""
     if update.kind == "UNARY_OPERATOR" and update.op in ("++", "--", "post++", "post--"):
         return ("+" if "+" in update.op else "-"), 1
     if update.kind != "COMPOUND_ASSIGNMENT_OPERATOR" or len(update.children) != 2:
         return None
     step = integer_constant(update.children[1])
-    if step is None:
-        return None
     op = update.op[:-1]
+    if step is None:
+        return (op, update.children[1]) if op in ("+", "-") and _invariant(update.children[1], single_init) else None
     if op in ("+", "-", ">>", "<<"):
         return op, step
     if op in ("*", "/") and step > 0 and step & (step - 1) == 0:
@@ -659,6 +666,7 @@ class KernelAccesses:
         self._full_barriers: tuple[frozenset[str], bool] | None = None
         # guard decisions (node id, scope id) proved the same for the whole block, or not
         self.proven_uniform: dict[tuple[int, int], bool] = {}
+        self.side_context = SideContext()  # for proofs that only refine the race check
         self.kernel = kernel
         self.analysis = service.analyze(kernel)
         self.accesses: list[Access] = []
@@ -1335,6 +1343,18 @@ class KernelAccesses:
                 continue
             if kind == "CALL_EXPR" and self._collect_atomic(node, point, gs, scope, instance, local, stack):
                 continue
+            if kind == "CALL_EXPR" and depth < 4:
+                # an access through a returned reference (`view[i] = v` of `T& operator[](i)
+                # { return data[i]; }`): to the element the callee names, made here (reported
+                # at the call, not inside the accessor)
+                returned = self._returned_reference(node, scope)
+                if returned is not None:
+                    made = len(self.accesses)
+                    self._collect(returned[0], point, gs, returned[1], depth + 1, instance, local, mode, stored)
+                    for access in self.accesses[made:]:
+                        access.node = node
+                    stack.extend((a, "read", gs, 0) for a in call_args(node))
+                    continue
             if kind == "CALL_EXPR" and depth < 4 and node.id not in self.expanded_calls:
                 self._inline_call(node, point, gs, scope, depth, instance, local)
             if kind == "LAMBDA_EXPR":
@@ -1346,10 +1366,12 @@ class KernelAccesses:
                     # binding a reference is no access: a CUB collective keeps one to its
                     # TempStorage; a function accesses what it names where it names it
                     continue
-                # a store through a wrapper, or to a field of an element (`tile[i].x = v`),
-                # stores to what it wraps: the element is written, not read
+                # a store through a wrapper, to a field of an element (`tile[i].x = v`) or into
+                # an array field of one (`tile[i].cells[k] = v`), stores to what it wraps: the
+                # element is written, not read
                 keep = mode in ("write", "update") and (kind in POINTER_WRAPPERS or (
-                    kind == "MEMBER_REF_EXPR" and c is node.children[0] and "*" not in c.type))
+                    kind == "MEMBER_REF_EXPR" and c is node.children[0] and "*" not in c.type) or (
+                    kind == "ARRAY_SUBSCRIPT_EXPR" and c is node.children[0] and "[" in c.type))
                 stack.append((c, mode if keep or mode == "read" else "read", gs, stored))
         if copies:
             added = self.accesses[first:]
@@ -1465,6 +1487,39 @@ class KernelAccesses:
             instance, local)
         return True
 
+    def _views_shared(self, arg: Node, scope: Scope) -> bool:
+        """Is the argument a local object whose constructor pointed a field into shared
+        memory (a view handed to a helper: `pack(view, out)`)?"""
+        obj = _strip(arg)
+        if obj.kind != "DECL_REF_EXPR" or obj.decl is None or obj.decl.storage != "local":
+            return False
+        return any(self._shared_base(_strip(value), value_scope) is not None
+                   or self._pointer_target(_strip(value), value_scope) is not None
+                   for value, value_scope in self._constructed_fields(obj, scope).values()
+                   if value_scope is not None)
+
+    def _returned_reference(self, call: Node, scope: Scope) -> tuple[Node, Scope] | None:
+        """The lvalue a call returns a reference to, and the callee's scope it reads in, for
+        a callee whose body is one `return <lvalue>;` (an accessor, a view's operator[])."""
+        decl = call.decl
+        if decl is None or "&" not in decl.type.split("(", 1)[0]:
+            return None
+        callee = self.program.resolve_call(decl)
+        if callee is None or callee.body is None or callee.is_lambda:
+            return None
+        statements = [c for c in callee.body.children if c.kind != "NULL_STMT"]
+        if len(statements) != 1 or statements[0].kind != "RETURN_STMT" or not statements[0].children:
+            return None
+        returned = _strip(statements[0].children[0])
+        if returned.kind not in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR", "DECL_REF_EXPR") and not (
+                returned.kind == "UNARY_OPERATOR" and returned.op == "*"):
+            return None
+        args = call_args(call)
+        sub = self._callee_analysis(call, callee, args, scope, scope.analysis.call_envs.get(call.id))
+        sub_scope = self._scope(callee, sub, self._call_bindings(call, callee, args, scope))
+        sub_scope.inlined = True
+        return returned, sub_scope
+
     def _inline_call(self, call: Node, point, guards, scope: Scope, depth: int,
                      instance: int | None, local) -> None:
         callee = self.program.resolve_call(call.decl)
@@ -1491,7 +1546,8 @@ class KernelAccesses:
         if not touches_shared and not any(
                 self._shared_base(a, s) is not None or self._pointer_target(a, s) is not None
                 for a, s in reaching) and not any(
-                self._shared_element(a, scope) for a in _reference_arguments(call, callee)):
+                self._shared_element(a, scope) for a in _reference_arguments(call, callee)) \
+                and not any(self._views_shared(a, scope) for a in args):
             return
         if self._contains_barrier(callee, warp=False, seen=set()):
             self.unknown_barrier_calls = True

@@ -1461,6 +1461,7 @@ def same_in_scopes(program: Program, service: UniformityService, root: Function,
         c1, c2 = e1.cond(cond, scopes[depth]), e2.cond(cond, scopes[depth])
     except NotEncodable:
         return False
+    c1, c2 = (_rounded_to_block(z3, c, enc.tid, dims) for c, enc in ((c1, e1), (c2, e2)))
     solver = z3.Solver()
     solver.set("rlimit", PROOF_LIMIT)
     bx, by, bz = dims
@@ -1528,6 +1529,90 @@ _WITNESS_SHAPES = ((256, 1, 1), (32, 1, 1), (1024, 1, 1), (64, 1, 1), (16, 16, 1
 
 
 _WITNESS_VALUES = (0, 1, 1024, 3)
+
+
+# A strict comparison, and the side of it that may hold the thread index (0: left): `t + k*bd
+# < n` reads `t` on the small side; `n > t + k*bd` on the right; `>=` and `<=` are the negations.
+_STRICT_SIDES = {"Z3_OP_SLT": 0, "Z3_OP_ULT": 0, "Z3_OP_SGEQ": 0, "Z3_OP_UGEQ": 0,
+                 "Z3_OP_SGT": 1, "Z3_OP_UGT": 1, "Z3_OP_SLEQ": 1, "Z3_OP_ULEQ": 1}
+
+
+def _rounded_to_block(z3, cond, tid, dims):
+    """A test of a thread index against a bound rounded up to the block size, both stepped by
+    whole blocks: `tid + bid*bd + k*bd*gd < ((n + bd - 1) / bd) * bd` (a grid-stride loop
+    that keeps every thread of the block for the same iterations). When everything but the
+    index is a multiple of the block's extent bd on that axis and 0 <= tid < bd, the test is
+    the same as with tid = 0: between two multiples of bd, adding less than bd never crosses
+    the next one. The bit-vector solver cannot see that through the division and products
+    within its budget; the terms are rewritten so that it need not. Indices do not wrap around
+    (as the race check assumes)."""
+    def summands(term):
+        if z3.is_app_of(term, z3.Z3_OP_BADD):
+            return [s for child in term.children() for s in summands(child)]
+        return [term]
+
+    def is_extent(term, extent):
+        while z3.is_app_of(term, z3.Z3_OP_ZERO_EXT):
+            term = term.arg(0)
+        return term.eq(extent)
+
+    def multiple(term, extent) -> bool:
+        if is_extent(term, extent) or (z3.is_bv_value(term) and term.as_long() == 0):
+            return True
+        if z3.is_app_of(term, z3.Z3_OP_EXTRACT) and term.params()[1] == 0:
+            return multiple(term.arg(0), extent)  # the low bits of a wider value (no wrap)
+        if z3.is_app_of(term, z3.Z3_OP_ZERO_EXT) or z3.is_app_of(term, z3.Z3_OP_SIGN_EXT):
+            return multiple(term.arg(0), extent)
+        if z3.is_app_of(term, z3.Z3_OP_BMUL):
+            return any(multiple(c, extent) for c in term.children())
+        if z3.is_app_of(term, z3.Z3_OP_BADD) or z3.is_app_of(term, z3.Z3_OP_BSUB):
+            return all(multiple(c, extent) for c in term.children())
+        return False
+
+    def rewritten(atom):
+        side = _STRICT_SIDES.get(_op_name(z3, atom))
+        if side is None or atom.num_args() != 2:
+            return None
+        small, large = atom.arg(side), atom.arg(1 - side)
+        for axis, t in enumerate(tid):
+            parts = summands(small)
+            at = [i for i, p in enumerate(parts) if p.eq(t)]
+            rest = parts[:at[0]] + parts[at[0] + 1:] if len(at) == 1 else None
+            if rest is None or not all(multiple(p, dims[axis]) for p in rest) or \
+                    not all(multiple(p, dims[axis]) for p in summands(large)):
+                continue
+            if any(_mentions(z3, p, t) for p in rest) or _mentions(z3, large, t):
+                continue
+            zero = z3.BitVecVal(0, t.size())
+            args = [z3.substitute(small, (t, zero)), large]
+            return atom.decl()(*(args if side == 0 else args[::-1]))
+        return None
+
+    def walk(term):
+        if z3.is_bool(term) and z3.is_app(term) and term.num_args() == 2 and \
+                term.arg(0).sort().kind() == z3.Z3_BV_SORT:
+            done = rewritten(term)
+            return done if done is not None else term
+        if z3.is_app_of(term, z3.Z3_OP_AND) or z3.is_app_of(term, z3.Z3_OP_OR) or \
+                z3.is_app_of(term, z3.Z3_OP_NOT):
+            return term.decl()(*[walk(c) for c in term.children()])
+        return term
+
+    return walk(cond)
+
+
+def _op_name(z3, term) -> str:
+    kind = term.decl().kind()
+    for name in _STRICT_SIDES:
+        if kind == getattr(z3, name):
+            return name
+    return ""
+
+
+def _mentions(z3, term, symbol) -> bool:
+    if term.eq(symbol):
+        return True
+    return z3.is_app(term) and any(_mentions(z3, c, symbol) for c in term.children())
 
 
 def _concrete_witness(z3, solver, symbols, t1, t2, dims) -> bool:

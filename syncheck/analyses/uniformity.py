@@ -167,7 +167,11 @@ class UniformityService:
             launched = None
             if fn.kind == "kernel" and not fn.block_dim and not self.default_block_dim:
                 launched = self.launch_shapes.block_dim(fn)
-            shape = self._shapes[fn.key] = shape_for(fn, self.default_block_dim, launched)
+            shape = shape_for(fn, self.default_block_dim, launched)
+            if shape.block_dim is None and fn.kind == "kernel" and self.launch_shapes.rows_may_split_warps(fn):
+                # the launches admit rows shorter than a warp: no row is assumed to be whole warps
+                shape = ShapeAssumption(x_multiple_of_32=False)
+            self._shapes[fn.key] = shape
         return shape
 
     def constructed_locals(self, fn: Function) -> dict[str, Node]:
@@ -487,11 +491,13 @@ class _FunctionAnalyzer:
                     # A store through a pointer changes the pointee, not the pointer; the
                     # pointer stands for its pointee here, which differs between the threads
                     # unless it is the block's shared memory (whose readers the race rules judge).
-                    stored = {k for k in self.region_stores.get(a, ()) if k not in assigned
-                              and not (pe.get(k) is not None and pe[k].block_shared)}
+                    stored = {k for k in self.region_stores.get(a, ()) if _pointer_of(k) not in assigned
+                              and not (pe.get(_pointer_of(k)) is not None and pe[_pointer_of(k)].block_shared)}
                     elements = {k for k in pe if k in self.elements and self.elements[k][0] in assigned}
                     for k in assigned | stored | elements:
                         v = pe.get(k)
+                        if v is None and k != _pointer_of(k):
+                            v = UNIFORM  # a field of the pointee: what the threads stored in it
                         if v is not None and v.level < cond_value.level:
                             why = (cond_value.origin or Origin(())).through(
                                 f"assigned under '{self.program.text(cond)}'",
@@ -750,6 +756,8 @@ class _FunctionAnalyzer:
         self.env[key] = value
         for element in self.elements_of.get(key, ()):
             self.env.pop(element, None)
+        for stored in [k for k in self.env if k.startswith(key + "->")]:
+            del self.env[stored]
 
     def _e_RETURN_STMT(self, node):
         values = [self.eval(c) for c in node.children]
@@ -831,7 +839,10 @@ class _FunctionAnalyzer:
             # A field of the object a method runs on: what this method stored there, else
             # (set elsewhere) assumed uniform as before.
             return self.env.get(own, UNIFORM)
-        return self._e_default(node)
+        value = self._e_default(node)
+        stored = self.env.get(_pointee_field_key(node) or "")
+        # `p->done` read back: what threads stored in that field of the pointee
+        return value if stored is None else value.join(stored)
 
     def _address(self, node: Node) -> tuple[Value, str | None, str]:
         """Value of an lvalue's address, the local variable it lives in (if any), and its memory."""
@@ -855,6 +866,10 @@ class _FunctionAnalyzer:
             base = node.children[0]
             while base.kind in _CASTS and base.children:
                 base = base.children[-1]
+            named = _address_taken(base)
+            if named is not None:  # `((unsigned*)&h)[0] = v`: a part of h
+                addr, var, mem = self._address(named)
+                return addr.join(idx), var, mem
             if base.kind == "MEMBER_REF_EXPR" and "*" in base.type and "[" not in base.type:
                 # `page.out[i]`: the element a pointer field points at, not the struct
                 return self.eval(base).join(idx), None, "pointer"
@@ -867,9 +882,15 @@ class _FunctionAnalyzer:
         if kind == "MEMBER_REF_EXPR" and node.children:
             base = node.children[0]
             if base.type.endswith("*") or "->" in node.spelling:
-                return self.eval(base), None, "pointer"
+                field = _pointee_field_key(node)
+                stored = self.env.get(field) if field is not None else None
+                pointer = self.eval(base)
+                return (pointer if stored is None else pointer.join(stored)), None, "pointer"
             return self._address(base)
         if kind == "UNARY_OPERATOR" and node.op == "*" and node.children:
+            named = _address_taken(node.children[0])
+            if named is not None:
+                return self._address(named)  # `*(unsigned*)&h`: h itself (an asm output's view)
             return self.eval(node.children[0]), None, "pointer"
         return self.eval(node), None, "unknown"
 
@@ -1224,6 +1245,10 @@ class _FunctionAnalyzer:
             return arg_values[0]  # copies and conversions keep the value
         # Unknown or library call: assume its result depends on its arguments only.
         out = join_all(arg_values)
+        if obj is not None and decl is not None and decl.name in _ASSIGNMENT_OPERATORS:
+            # `h = a * b` of a class type (half2, float4) with no body to read: the object
+            # is assigned the argument's value (joined with its own for `+=`)
+            self._assign(obj_node, out, compound=decl.name != "operator=")
         if obj is not None:
             out = out.join(obj)
         self._taint_out_args(args, out, None)
@@ -1457,6 +1482,18 @@ class _FunctionAnalyzer:
 _ELEMENT_INDEX_KINDS = ("INTEGER_LITERAL", "BINARY_OPERATOR", "UNARY_OPERATOR", "PAREN_EXPR")
 
 
+_ASSIGNMENT_OPERATORS = frozenset("operator" + op for op in ASSIGN_OPS)
+
+
+def _address_taken(node: Node) -> Node | None:
+    """X of `&X` under casts (`(unsigned*)&h`, `reinterpret_cast<int*>(&v.x)`), else None."""
+    while node.kind in _CASTS and node.children:
+        node = node.children[-1]
+    if node.kind == "UNARY_OPERATOR" and node.op == "&" and node.children:
+        return node.children[0]
+    return None
+
+
 def _is_pointer_type(spelling: str) -> bool:
     t = spelling.strip()
     for qualifier in ("const", "volatile", "__restrict__", "__restrict", "restrict"):
@@ -1471,6 +1508,28 @@ def _through_pointer(n: Node) -> bool:
     if n.kind == "MEMBER_REF_EXPR" and "->" in n.spelling:
         return True
     return _is_pointer_type(base.type)
+
+
+def _pointee_field_key(node: Node) -> str | None:
+    """The environment key of `p->field` for a local or parameter pointer p: what threads
+    stored in that field of the pointee (a store to one field leaves the others as they were).
+    None for other accesses."""
+    while node.kind in _CASTS and node.children:
+        node = node.children[-1]
+    if node.kind != "MEMBER_REF_EXPR" or not node.children or not _through_pointer(node) \
+            or node.decl is None or node.decl.storage != "field":
+        return None
+    base = node.children[0]
+    while base.kind in _CASTS and base.children:
+        base = base.children[-1]
+    if base.kind != "DECL_REF_EXPR" or base.decl is None or base.decl.storage not in ("local", "param"):
+        return None
+    return f"{base.decl.key}->{node.decl.key}"
+
+
+def _pointer_of(key: str) -> str:
+    """The pointer's key of a pointee-field key (itself for any other key)."""
+    return key.split("->", 1)[0]
 
 
 def _own_field_key(node: Node) -> str | None:
@@ -1491,6 +1550,15 @@ def _assigned_keys(items: list[Node], declarations: bool = True) -> tuple[set[st
     stores: set[str] = set()
 
     def base_local(n: Node) -> str | None:
+        field = _pointee_field_key(n)
+        array_field = n
+        while field is None and array_field.kind in ("ARRAY_SUBSCRIPT_EXPR", *_CASTS) and array_field.children:
+            array_field = array_field.children[0]  # `p->items[i] = v`: into that array field
+            if array_field.kind == "MEMBER_REF_EXPR" and "[" in array_field.type:
+                field = _pointee_field_key(array_field)
+        if field is not None:
+            stores.add(field)  # `p->count = v`: that field of the pointee, not all of it
+            return None
         through = False
         pointer_field = False  # the pointer stored through is a field of a struct value
         while n.kind in _CASTS or n.kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR"):

@@ -191,7 +191,12 @@ def _cause_key(reach: PartialReach) -> tuple:
 
 
 def _block_barrier_causes(ctx: CheckContext) -> set[tuple]:
+    """Decisions that make a block barrier partial and that SYN101 reports: a warp-level
+    finding under the same decision is the same bug. A barrier skipped only by threads that
+    left the kernel, with no stale read after it (SYN104, opt-in, defined behaviour), takes
+    nothing: a full-mask warp collective after such an exit still reads lanes that left."""
     from syncheck.analyses import primitives as P
+    from syncheck.checks.shared_races import stale_read
     block = lambda site: Level.BLOCK if site.prim.category == P.BLOCK_BARRIER else None
     return {_cause_key(r) for r in partial_reaches(ctx.uniformity, block)
-            if r.anchor_function.reported}
+            if r.anchor_function.reported and not (exits_kernel_only(r) and stale_read(ctx, r) is None)}

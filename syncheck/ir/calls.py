@@ -20,7 +20,9 @@ def call_args(call: Node) -> list[Node]:
         return ch[1:]
     if (decl is not None and decl.name.startswith("operator") and len(ch) >= 2
             and ch[1].decl is not None and ch[1].decl.name == decl.name):
-        return ch[2:]
+        # an operator method's first child is its object (member_object); a free operator's
+        # (`operator*(const half2&, const half2&)`, float3 helpers) is its first operand
+        return ch[2:] if decl.kind == "CXX_METHOD" else [ch[0], *ch[2:]]
     if len(ch) >= 2 and ch[1].kind == "CALL_EXPR" and ch[1].decl is not None and \
             ch[1].decl.name in ("cudaConfigureCall", "__cudaPushCallConfiguration"):
         return ch[2:]
