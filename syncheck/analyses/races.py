@@ -695,7 +695,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         solver.add(*_layout_facts(enc, acc))
     for enc, acc in ((e1, a), (e2, b)):
         if acc.carve_extent is not None and not _guards_name(acc, acc.carve_extent[0]):
-            count, count_scope, unknown = acc.carve_extent
+            count, count_scope, unknown, own_start = acc.carve_extent
             try:
                 if not acc.indices:  # an atomic's target `part + offset`: its offsets
                     first = _indices(enc, acc)[0]
@@ -706,10 +706,19 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
                     bits = max(first.size(), move.size())
                     first = C.z3_convert(z3, first, None, bits) + C.z3_convert(z3, move, None, bits)
                 end = _carve_end(enc, count, count_scope, unknown)
+                start = enc.expr(own_start, count_scope) if own_start is not None else None
             except NotEncodable:
                 continue
-            if not enc.exact(end):
+            if enc.exact(end):
+                continue
+            if start is None:
                 solver.add(first >= 0, first < end)
+            else:
+                # a part between two others: from its start to the next one's (parts laid
+                # out in the order they are defined, as `b = a + n` has a's part below b)
+                bits = max(first.size(), start.size(), end.size())
+                first, start, end = (C.z3_convert(z3, t, None, bits) for t in (first, start, end))
+                solver.add(first >= 0, start + first < end)
     # An array that starts where the access counts from (no offset, one index) is not read
     # below its start either; and an access every thread of the block makes at the same
     # point (block-uniform guards, an index of the thread ids and block-wide values only) is

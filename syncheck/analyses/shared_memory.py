@@ -72,7 +72,9 @@ class Scope:
     # pointer -> (the elements up to the next carve, the scope it reads in)
     # pointer -> (the element count where the next part is carved from it, its scope, the
     # name of the offset's shared unknown when the count cannot be encoded, or None)
-    carve_extents: dict[str, tuple[Node, "Scope", str | None]] = field(default_factory=dict)
+    # pointer key -> (count where its part ends, the count's scope, the count's unknown name,
+    # where its part starts: None when it is the start of the buffer it indexes)
+    carve_extents: dict[str, tuple[Node, "Scope", str | None, Node | None]] = field(default_factory=dict)
     # A barrier-free callee inlined at its call: its loops run freely, so its variables may
     # differ between two threads at one access.
     inlined: bool = False
@@ -143,7 +145,7 @@ class Access:
     element: int | str = 0
     # Through a pointer another carve of the buffer starts from: its first index stays below
     # that carve's start (elements, read in the scope given)
-    carve_extent: tuple[Node, Scope, str | None] | None = None
+    carve_extent: tuple[Node, Scope, str | None, Node | None] | None = None
     # what the pointer was moved by within its carve before it was handed to the helper
     # that indexes it (`store(ev_buffer + offset)`): added to the index for that check
     carve_moves: list[tuple[Node, Scope]] = field(default_factory=list)
@@ -895,12 +897,22 @@ class KernelAccesses:
                     # the count, and the name of the unknown it is where the encoder cannot
                     # read it (the carved pointer's own offset, see races._index_term)
                     shared_unknown = key if key in top_level else None
-                    carved_from.setdefault(start[0].key, []).append((start[1], shared_unknown))
+                    carved_from.setdefault(start[0].key, []).append((start[1], shared_unknown, key, init))
                     if _is_dynamic_shared(start[0]):
                         dynamic_bases.add(start[0].key)
         for key, starts in carved_from.items():
-            if (key in scope.pointer_alias or key in dynamic_bases) and len(starts) == 1:
-                scope.carve_extents[key] = (starts[0][0], scope, starts[0][1])
+            if not (key in scope.pointer_alias or key in dynamic_bases):
+                continue
+            if len(starts) == 1:
+                scope.carve_extents[key] = (starts[0][0], scope, starts[0][1], None)
+                continue
+            # Several parts carved from one buffer at their own counts (`sdx = &smem[0]`,
+            # `sdy = &smem[n]`, `sdz = &smem[2 * n]`): laid out in the order they are
+            # defined, each part ends where the next one starts.
+            starts.sort(key=lambda s: s[3].start)
+            for (count, _, part, _), (next_count, unknown, _, _) in zip(starts, starts[1:]):
+                if part not in scope.carve_extents:
+                    scope.carve_extents[part] = (next_count, scope, unknown, count)
         if fn.key not in self._scoping:
             self._scoping.add(fn.key)
             try:
