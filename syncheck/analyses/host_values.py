@@ -271,6 +271,12 @@ class HostValues:
                     total *= v
                 return total
             return None
+        if kind == "UNARY_OPERATOR" and expr.op in ("-", "+", "~", "!") and len(expr.children) == 1:
+            # `~0x3f & (4 * width + 0x3f)`: a pitch rounded up to 64 bytes
+            v = self.constant(expr.children[0])
+            if v is None:
+                return None
+            return {"-": -v, "+": v, "~": ~v, "!": int(not v)}[expr.op]
         if kind == "BINARY_OPERATOR" and len(expr.children) == 2:
             if expr.op == "=":  # `a = b = n`: b's definition is this assignment itself
                 return self.constant(expr.children[1])

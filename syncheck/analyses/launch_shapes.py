@@ -115,9 +115,9 @@ class LaunchShapes:
 
     def rows_may_split_warps(self, kernel: Function) -> bool:
         """Does a launch in this file give the kernel a block of several rows whose row length
-        (blockDim.x) is not known to be a multiple of 32 (`dim3(1 << lg, 1024 >> lg)`,
-        `dim3(bx, by)` of a host function's parameters)? Then a warp may hold parts of
-        several rows, and threadIdx.y may differ within a warp."""
+        (blockDim.x) is visibly one that can be shorter than a warp (`dim3(1 << lg, 1024 >> lg)`,
+        `dim3(16, 4)` among other launches)? Then a warp may hold parts of several rows, and
+        threadIdx.y may differ within a warp."""
         for launch in launches_of(self.program, kernel):
             if launch.api != "<<<>>>" or len(launch.config) < 2:
                 continue
@@ -130,7 +130,8 @@ class LaunchShapes:
                 continue  # one row: threadIdx.y and z are 0
             if x is not None and hv.divisor(x) % 32 == 0:
                 continue
-            return True
+            if x is None or _power_of_two_row(hv, x):
+                return True
         return False
 
     def relations(self, kernel: Function) -> dict[int, tuple]:
@@ -240,6 +241,30 @@ class LaunchShapes:
 _OPERATORS = ("+", "-", "*", "/", "%")
 _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
+
+
+def _power_of_two_row(hv: HostValues, x: Node, depth: int = 0) -> bool:
+    """Is a row length visibly one that can be shorter than a warp: a constant below 32 or
+    not a multiple of it, or a power of two picked at run time (`1 << lg`, `n >> k`)?
+    An opaque value (a parameter, a device property such as the warp size) is not: rows
+    are then taken to be whole warps, as without a launch."""
+    value = hv.constant(x)
+    if value is not None:
+        return value % 32 != 0
+    if depth > 6:
+        return False
+    x = strip_wrappers(x)
+    if x.kind == "BINARY_OPERATOR" and len(x.children) == 2:
+        left, right = x.children
+        if x.op in ("<<", ">>") and hv.constant(right) is None:
+            return True
+        if x.op in ("*", "/", "+", "-", "<<", ">>"):
+            return any(_power_of_two_row(hv, c, depth + 1) for c in (left, right))
+        return False
+    if x.kind == "DECL_REF_EXPR" and x.decl is not None:
+        defs = hv.defs.get(x.decl.key, [])
+        return len(defs) == 1 and _power_of_two_row(hv, defs[0], depth + 1)
+    return False
 
 
 def block_dim_relations(program: Program, kernel: Function) -> dict[int, tuple]:

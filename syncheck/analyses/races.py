@@ -393,10 +393,8 @@ def _one_per_store(ka: KernelAccesses, races: list[Race]) -> list[Race]:
     each step stays a finding of its own."""
     leaders: dict[tuple, Race] = {}
     kept = []
-    racing = {(id(r.first), id(r.second)) for race in races for r in (race, *race.other_members)}
-    racing |= {(b, a) for a, b in racing}
     for race in sorted(races, key=_place):
-        store = _store_before_reads(ka, race, racing)
+        store = _store_before_reads(ka, race)
         if store is None:
             kept.append(race)
             continue
@@ -412,9 +410,11 @@ def _one_per_store(ka: KernelAccesses, races: list[Race]) -> list[Race]:
     return kept
 
 
-def _store_before_reads(ka: KernelAccesses, race: Race, racing: set[tuple[int, int]]) -> Access | None:
+def _store_before_reads(ka: KernelAccesses, race: Race) -> Access | None:
     """The race's store, when the race is a store and a later read of what it stored with no
-    other store in between (in the interval the race is in) that races with the read too."""
+    other store through the same name in between (in the interval the race is in): a
+    reduction's next step, `s[t] += s[t + 8]`, stores between its reads; a fill of another
+    part of the buffer (`sdy[j] = ...` after `sdx[j] = ...`) does not."""
     for store, read in ((race.first, race.second), (race.second, race.first)):
         if not (store.write and not store.read and read.read and not read.write) \
                 or store.instance is not None or read.instance is not None:
@@ -423,11 +423,21 @@ def _store_before_reads(ka: KernelAccesses, race: Race, racing: set[tuple[int, i
         after = intervals.reach_from(*store.point)
         if read.point not in after:
             continue
-        if any((id(other), id(read)) in racing and other is not store and other.write and other.point in after
-               and read.point in intervals.reach_from(*other.point) for other in ka.accesses):
+        name = _stored_through(store)
+        if any(other.array == store.array and _stored_through(other) == name and other is not store
+               and other.write and other.point in after and read.point in intervals.reach_from(*other.point)
+               for other in ka.accesses):
             continue
         return store
     return None
+
+
+def _stored_through(access: Access) -> str | None:
+    """The variable an access names its memory by (`sdx` of `sdx[j]`, `s` of `s[t]`)."""
+    node = _strip(access.node)
+    while node.kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR") and node.children:
+        node = _strip(node.children[0])
+    return node.decl.key if node.kind == "DECL_REF_EXPR" and node.decl is not None else None
 
 
 def _one_per_struct(ka: KernelAccesses, races: list[Race]) -> list[Race]:
