@@ -394,25 +394,30 @@ def _one_per_store(ka: KernelAccesses, races: list[Race]) -> list[Race]:
     leaders: dict[tuple, Race] = {}
     kept = []
     for race in sorted(races, key=_place):
-        store = _store_before_reads(ka, race)
-        if store is None:
+        found = _store_before_reads(ka, race)
+        if found is None:
             kept.append(race)
             continue
-        key = (id(store), race.intra_warp_only)
+        store, store_first = found
+        key = (id(store), store_first, race.intra_warp_only)
         leader = leaders.get(key)
         if leader is None:
             leaders[key] = race
             kept.append(race)
             continue
-        if leader.anchor is None:  # the first read: the synchronization goes before it
-            leader.anchor = leader.second if leader.first is store else leader.first
+        if leader.anchor is None:
+            # the synchronization goes before the first read of what was stored, or before
+            # the store that follows the reads
+            read = leader.second if leader.first is store else leader.first
+            leader.anchor = read if store_first else store
         _follow(leader, race)
     return kept
 
 
-def _store_before_reads(ka: KernelAccesses, race: Race) -> Access | None:
-    """The race's store, when the race is a store and a later read of what it stored with no
-    other store through the same name in between (in the interval the race is in): a
+def _store_before_reads(ka: KernelAccesses, race: Race) -> tuple[Access, bool] | None:
+    """The race's store (and whether it comes first), when the race is a store and a read of the same interval with no
+    other store through the same name between them (store then read: a fill read at several
+    places; read then store: the reads of one loop iteration and the next one's store): a
     reduction's next step, `s[t] += s[t + 8]`, stores between its reads; a fill of another
     part of the buffer (`sdy[j] = ...` after `sdx[j] = ...`) does not."""
     for store, read in ((race.first, race.second), (race.second, race.first)):
@@ -420,15 +425,18 @@ def _store_before_reads(ka: KernelAccesses, race: Race) -> Access | None:
                 or store.instance is not None or read.instance is not None:
             continue
         intervals = ka.warp_intervals if race.intra_warp_only else ka.block_intervals
-        after = intervals.reach_from(*store.point)
-        if read.point not in after:
-            continue
         name = _stored_through(store)
-        if any(other.array == store.array and _stored_through(other) == name and other is not store
-               and other.write and other.point in after and read.point in intervals.reach_from(*other.point)
-               for other in ka.accesses):
-            continue
-        return store
+        # the store, then the read (a fill read at several places), or the read, then the
+        # store (several reads of one iteration before the next one's store)
+        for first, then in ((store, read), (read, store)):
+            after = intervals.reach_from(*first.point)
+            if then.point not in after:
+                continue
+            if any(other.array == store.array and _stored_through(other) == name and other is not store
+                   and other.write and other.point in after and then.point in intervals.reach_from(*other.point)
+                   for other in ka.accesses):
+                continue
+            return store, first is store
     return None
 
 
@@ -703,6 +711,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
                 solver.add(value >= 0, value < extent)
     for enc, acc in ((e1, a), (e2, b)):
         solver.add(*_layout_facts(enc, acc))
+    between_parts = []  # bounds of parts carved between two others: asked for on a conflict
     for enc, acc in ((e1, a), (e2, b)):
         if acc.carve_extent is not None and not _guards_name(acc, acc.carve_extent[0]):
             count, count_scope, unknown, own_start = acc.carve_extent
@@ -728,7 +737,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
                 # out in the order they are defined, as `b = a + n` has a's part below b)
                 bits = max(first.size(), start.size(), end.size())
                 first, start, end = (C.z3_convert(z3, t, None, bits) for t in (first, start, end))
-                solver.add(first >= 0, start + first < end)
+                between_parts += [first >= 0, start + first < end, *enc.facts]
     # An array that starts where the access counts from (no offset, one index) is not read
     # below its start either; and an access every thread of the block makes at the same
     # point (block-uniform guards, an index of the thread ids and block-wide values only) is
@@ -808,12 +817,27 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         if len(kept) < len(guards):
             verdict, solver = _decide(z3, facts + kept)
     if verdict == z3.unknown:
+        # Products of run-time sizes in the indices (`t * width + i`) are what the 32-bit
+        # solver finds costly: look for a conflict with those sizes fixed to a few values
+        # (a conflict found so is one the kernel admits; none found leaves it undecided).
+        verdict, solver = _with_fixed_factors(z3, facts + [g for g, _ in guards], idx_a + idx_b, shared)
+    if verdict == z3.unknown:
         count_decision("solver: unknown")
         return UNDECIDED
     if verdict != z3.sat:
         count_decision("solver: unsat")
         return None
     count_decision("solver: sat")
+    if between_parts:
+        # Found with the accesses free of the parts they were carved (products of run-time
+        # sizes in those bounds make the first query costlier): is there a conflict inside
+        # them? Undecided, the conflict found stands.
+        inside, inside_solver = _decide(z3, list(solver.assertions()) + between_parts)
+        if inside == z3.unsat:
+            count_decision("solver: outside the carved parts only")
+            return None
+        if inside == z3.sat:
+            solver = inside_solver
     wrap_free = _unwrapped_products(z3, idx_a + idx_b)
     if wrap_free:
         # Found with run-time values multiplied in an index: is there a conflict without the
@@ -1083,6 +1107,32 @@ def _unwrapped_products(z3, terms: list) -> list:
                 if not z3.is_bv_value(f):
                     facts += [f > -bound, f < bound]
     return facts
+
+
+# Sizes a conflict is looked for at when the query with free sizes is undecided.
+_FIXED_FACTOR_VALUES = (8, 32, 3)
+
+
+def _with_fixed_factors(z3, facts: list, indices: list, shared: dict):
+    """The query decided again with the run-time values that multiply each other in the
+    indices (block-wide symbols: parameters, sizes) fixed to one of a few values. sat is a
+    conflict the kernel admits at those sizes; otherwise (unknown, z3.Solver()) as undecided."""
+    own = {str(v) for v in shared.values()}
+    factors = {}
+    for term in indices:
+        for product in _products(z3, term):
+            for f in product.children():
+                if z3.is_const(f) and not z3.is_bv_value(f) and str(f) in own:
+                    factors[str(f)] = f
+    if not factors:
+        return z3.unknown, None
+    for value in _FIXED_FACTOR_VALUES:
+        fixed = [f == value for _, f in sorted(factors.items())]
+        verdict, solver = _decide(z3, facts + fixed)
+        if verdict == z3.sat:
+            count_decision("solver: sat with sizes fixed")
+            return verdict, solver
+    return z3.unknown, None
 
 
 def _products(z3, term):
