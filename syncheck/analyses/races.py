@@ -828,27 +828,20 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         count_decision("solver: unsat")
         return None
     count_decision("solver: sat")
-    if between_parts:
-        # Found with the accesses free of the parts they were carved (products of run-time
-        # sizes in those bounds make the first query costlier): is there a conflict inside
-        # them? Undecided, the conflict found stands.
-        inside, inside_solver = _decide(z3, list(solver.assertions()) + between_parts)
-        if inside == z3.unsat:
-            count_decision("solver: outside the carved parts only")
+    # Facts asked for only once a conflict is found, as they make the first query costlier:
+    # the bounds of parts carved between two others (products of run-time sizes), and that
+    # products of run-time values in an index do not wrap around. Undecided, the conflict
+    # found stands.
+    for extra, unsat_means in ((between_parts, "outside the carved parts only"),
+                               (_unwrapped_products(z3, idx_a + idx_b), "only by wrapping around")):
+        if not extra:
+            continue
+        refined, refined_solver = _decide(z3, list(solver.assertions()) + extra)
+        if refined == z3.unsat:
+            count_decision(f"solver: {unsat_means}")
             return None
-        if inside == z3.sat:
-            solver = inside_solver
-    wrap_free = _unwrapped_products(z3, idx_a + idx_b)
-    if wrap_free:
-        # Found with run-time values multiplied in an index: is there a conflict without the
-        # products wrapping around? (Asked only now: the bounds can make the first query
-        # costlier.) Undecided, the conflict found stands.
-        bounded, bounded_solver = _decide(z3, list(solver.assertions()) + wrap_free)
-        if bounded == z3.unsat:
-            count_decision("solver: only by wrapping around")
-            return None
-        if bounded == z3.sat:
-            solver = bounded_solver
+        if refined == z3.sat:
+            solver = refined_solver
     # Is there a conflict between threads of different warps?
     across = e1.linear() / 32 != e2.linear() / 32
     inter_verdict, inter_solver = _decide(z3, list(solver.assertions()) + [across])
