@@ -820,7 +820,10 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         # Products of run-time sizes in the indices (`t * width + i`) are what the 32-bit
         # solver finds costly: look for a conflict with those sizes fixed to a few values
         # (a conflict found so is one the kernel admits; none found leaves it undecided).
-        verdict, solver = _with_fixed_factors(z3, facts + [g for g, _ in guards], idx_a + idx_b, shared)
+        tied = repr((ka.block_relations, ka.argument_relations, ka.argument_facts))
+        free = {k: v for k, v in shared.items()
+                if k in {p.key for p in ka.kernel.params} and k not in tied}
+        verdict, solver = _with_fixed_factors(z3, facts + [g for g, _ in guards], idx_a + idx_b, free)
     if verdict == z3.unknown:
         count_decision("solver: unknown")
         return UNDECIDED
@@ -1108,8 +1111,9 @@ _FIXED_FACTOR_VALUES = (8, 32, 3)
 
 def _with_fixed_factors(z3, facts: list, indices: list, shared: dict):
     """The query decided again with the run-time values that multiply each other in the
-    indices (block-wide symbols: parameters, sizes) fixed to one of a few values. sat is a
-    conflict the kernel admits at those sizes; otherwise (unknown, z3.Solver()) as undecided."""
+    indices fixed to one of a few values; ``shared``: the symbols that may be fixed (the
+    kernel's parameters that no launch ties to the block shape or to each other). sat is a
+    conflict the kernel admits at those sizes; otherwise (unknown, None) as undecided."""
     own = {str(v) for v in shared.values()}
     factors = {}
     for term in indices:
