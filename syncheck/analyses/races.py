@@ -15,6 +15,7 @@ from syncheck.analyses import c_semantics as C
 from syncheck.analyses.barrier_intervals import BarrierIntervals, Point
 from syncheck.analyses.levels import GROUP_THREADS, Level
 from syncheck.analyses.shared_memory import Access, Guard, KernelAccesses, Offset
+from syncheck.analyses.solver_context import side_context
 from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, WHOLE_WORD, Encoder,
                                         MergedDefinitions, SharedSymbols, NextIteration, NotEncodable, bitvector, count_decision,
                                         parameter_facts, parameter_relations, relation_term, same_in_scopes, smallest_example,
@@ -1015,7 +1016,7 @@ def _proven_loop_test(ka: KernelAccesses, block: int) -> bool:
     if b.branch is None or ctx is None or b.branch_stmt is None \
             or b.branch_stmt.kind not in ("FOR_STMT", "WHILE_STMT", "DO_STMT"):
         return False
-    with ka.side_context:  # (its terms leave the race queries' context as it was)
+    with side_context():  # (its terms leave the race queries' context as it was)
         return _proven_block_uniform(ka, Guard(b.branch, True, int(Level.THREAD), ctx.scope))
 
 

@@ -18,7 +18,6 @@ from syncheck.analyses.barrier_intervals import (BarrierIntervals, admitted_bloc
 from syncheck.analyses.constants import integer_constant
 from syncheck.analyses.preconditions import kernel_preconditions, known_parameters
 from syncheck.analyses.reaching_definitions import INCOMING, reaching_definitions
-from syncheck.analyses.solver_context import SideContext
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
 from syncheck.analyses.levels import Level
 from syncheck.ir.calls import (bound_arguments, call_args, callee_name, constructor_call, member_object,
@@ -668,7 +667,6 @@ class KernelAccesses:
         self._full_barriers: tuple[frozenset[str], bool] | None = None
         # guard decisions (node id, scope id) proved the same for the whole block, or not
         self.proven_uniform: dict[tuple[int, int], bool] = {}
-        self.side_context = SideContext()  # for proofs that only refine the race check
         self.kernel = kernel
         self.analysis = service.analyze(kernel)
         self.accesses: list[Access] = []

@@ -25,3 +25,21 @@ class SideContext:
         import z3.z3 as core
         core._main_ctx, self._saved = self._saved, None
         return False
+
+
+# One side context per analyzed file: a context per kernel would keep hundreds of them alive
+# in a file of many template instances (each holds its own memory) and run a worker past its
+# memory limit. symbolic.fresh_solver_context drops it with the main one.
+_side: SideContext | None = None
+
+
+def side_context() -> SideContext:
+    global _side
+    if _side is None:
+        _side = SideContext()
+    return _side
+
+
+def drop_side_context() -> None:
+    global _side
+    _side = None

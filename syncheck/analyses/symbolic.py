@@ -17,6 +17,7 @@ from syncheck.analyses import c_semantics as C
 from syncheck.analyses.levels import GROUP_THREADS, Level
 from syncheck.analyses.reaching_definitions import ASSIGN_OPS, COMPOUND_ASSIGN_OPS, INCOMING
 from syncheck.analyses.shared_memory import Scope
+from syncheck.analyses.solver_context import drop_side_context
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.calls import bound_arguments, is_default_argument, template_bindings
 from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers
@@ -68,6 +69,7 @@ def fresh_solver_context() -> None:
     resource budget can be decided or not depending on the queries before it. A context made
     ahead and not used since is as fresh."""
     global _spare_context
+    drop_side_context()
     if _Z3 is not None:
         import z3.z3 as core
         core._main_ctx, _spare_context = _spare_context, None
@@ -79,6 +81,7 @@ def prepare_solver_context() -> None:
     global _spare_context
     z3 = z3_module()
     import z3.z3 as core
+    drop_side_context()
     core._main_ctx = None
     if _spare_context is None:
         _spare_context = z3.Context()
