@@ -345,7 +345,8 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                 if source == SMALLEST_SHAPE:
                     shape = found_shape
                 races[(b.array, b.node.line)] = Race(a, b, intra_only, example, shape, source)
-    return RaceResult(_one_per_struct(ka, _one_per_store(ka, _one_per_access(list(races.values())))), undecided)
+    grouped = _one_per_fill(ka, _one_per_store(ka, _one_per_access(list(races.values()))))
+    return RaceResult(_one_per_struct(ka, grouped), undecided)
 
 
 def _place(race: Race) -> tuple:
@@ -415,14 +416,66 @@ def _one_per_store(ka: KernelAccesses, races: list[Race]) -> list[Race]:
     return kept
 
 
-def _store_before_reads(ka: KernelAccesses, race: Race) -> tuple[Access, bool] | None:
+def _one_per_fill(ka: KernelAccesses, races: list[Race]) -> list[Race]:
+    """Races of several parts carved from one buffer, each a store then a read (a fill of
+    `sdx[j]`, `sdy[j]`, ... then the loop that reads them all, with no synchronization between
+    the two, or lane 0 then updating them), are one missing synchronization when every store
+    comes before every read: one
+    barrier before the first read orders them all. The first race by place stands for them.
+    So do the accesses after one store, all racing with it (a whole buffer cleared by every
+    thread, then written and read in slots). Parts stored and read in turns (store a, read a,
+    store b, read b) stay apart."""
+    def fill(race: Race):
+        found = _store_before_reads(ka, race, updates=True)
+        if found is None or not found[1]:
+            return None
+        store = found[0]
+        return store, (race.second if race.first is store else race.first)
+
+    leaders: dict[tuple, list[Race]] = {}
+    kept = []
+    for race in sorted(races, key=_place):
+        parts = fill(race)
+        if parts is None:
+            kept.append(race)
+            continue
+        intervals = ka.warp_intervals if race.intra_warp_only else ka.block_intervals
+        key = (race.second.array, race.intra_warp_only)
+        store, read = parts
+        leader = None
+        for candidate in leaders.get(key, []):
+            lead_store, lead_read = fill(candidate)
+            if store.point == lead_store.point or store.point in intervals.reach_from(*lead_store.point) or \
+                    lead_store.point in intervals.reach_from(*store.point):
+                if all(r.point in intervals.reach_from(*s.point) for s in (store, lead_store)
+                       for r in (read, lead_read)) and \
+                        not any(s.point in intervals.reach_from(*r.point) for s in (store, lead_store)
+                                for r in (read, lead_read)):
+                    leader = candidate
+                    break
+        if leader is None:
+            leaders.setdefault(key, []).append(race)
+            kept.append(race)
+            continue
+        if leader.anchor is None:
+            leader.anchor = fill(leader)[1]
+        _follow(leader, race)
+    return kept
+
+
+def _store_before_reads(ka: KernelAccesses, race: Race, updates: bool = False) -> tuple[Access, bool] | None:
     """The race's store (and whether it comes first), when the race is a store and a read of the same interval with no
     other store through the same name between them (store then read: a fill read at several
     places; read then store: the reads of one loop iteration and the next one's store): a
     reduction's next step, `s[t] += s[t + 8]`, stores between its reads; a fill of another
-    part of the buffer (`sdy[j] = ...` after `sdx[j] = ...`) does not."""
+    part of the buffer (`sdy[j] = ...` after `sdx[j] = ...`) does not. With ``updates`` the
+    access after a plain store may be any access (lane 0 adding to what the fill stored, a
+    thread writing its own slot of a buffer another thread is still clearing), a plain read
+    may follow an update, and the updates of one loop body are not stores between."""
     for store, read in ((race.first, race.second), (race.second, race.first)):
-        if not (store.write and not store.read and read.read and not read.write) \
+        plain_store = store.write and not store.read
+        if not (plain_store and (updates or read.read and not read.write)
+                or updates and store.write and read.read and not read.write) \
                 or store.instance is not None or read.instance is not None:
             continue
         intervals = ka.warp_intervals if race.intra_warp_only else ka.block_intervals
@@ -435,10 +488,18 @@ def _store_before_reads(ka: KernelAccesses, race: Race) -> tuple[Access, bool] |
                 continue
             if any(other.array == store.array and _stored_through(other) == name and other is not store
                    and other.write and other.point in after and then.point in intervals.reach_from(*other.point)
+                   and not (updates and (_same_cycle(intervals, other, read)
+                                         or _same_cycle(intervals, other, store)))
                    for other in ka.accesses):
                 continue
             return store, first is store
     return None
+
+
+def _same_cycle(intervals, a: Access, b: Access) -> bool:
+    """Do a and b reach each other with no synchronization (one access, or the updates of
+    one loop body): neither comes between the other and a store before both."""
+    return a is b or (b.point in intervals.reach_from(*a.point) and a.point in intervals.reach_from(*b.point))
 
 
 def _stored_through(access: Access) -> str | None:
@@ -753,6 +814,20 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
                 "blockDim.x", "blockDim.y", "blockDim.z"}:
             zero = z3.BitVecVal(0, enc.tid[0].size())
             solver.add(z3.substitute(idx[0], *[(t, zero) for t in enc.tid]) >= 0)
+    # A subscript of a part of a buffer (`ppath[len - 1]`, ppath a thread's slice) that is the
+    # same for the whole block indexes the part, not what lies before it: a block-wide size
+    # in it is large enough (`len >= 1`). (A subscript of the thread, `tile[tx - R]` of a
+    # stencil's halo, may reach below the part's start, and is left alone.)
+    for acc, enc in ((a, e1), (b, e2)):
+        if len(acc.indices) != 1 or not acc.offsets or acc.atomic \
+                or not _signed_integer(acc.indices[0][0].type):
+            continue
+        try:
+            own_index = _index_term(enc, acc, acc.indices[0][0], acc.indices[0][1], 0)
+        except NotEncodable:
+            continue
+        if not enc.names_thread(own_index) and not any(str(v).startswith("iter:") for v in term_variables(z3, own_index)):
+            solver.add(own_index >= 0)
     # So do the other accesses of the same statement that the thread makes under the same
     # conditions: `buf[t - 256] += buf[t]` is made only by threads whose t fits buf, which
     # bounds the block shapes a pair can need.

@@ -170,6 +170,11 @@ class Encoder:
         self.iteration_counters: list = []
         # Constraints that come with the terms made (what a loop's trip count satisfies).
         self.facts: list = []
+        # symbols of fields of by-value struct parameters -> (the struct's type, the field path)
+        self.parameter_members: dict[str, tuple[str, str]] = {}
+        # symbols of locals assigned in several places, none of whose values was followed: one
+        # value for the block, but any value
+        self.merged_unknowns: set[str] = set()
         self._trips: dict[str, object] = {}
         # Iteration counts fixed while a loop's test is evaluated at its trip count.
         self.counter_override: dict[str, object] = {}
@@ -372,14 +377,21 @@ class Encoder:
         bound = scope.bound(node)
         if bound is not None:
             return self.expr(bound[0], bound[1], depth + 1)
-        constant = _constant_member(node)
+        constant = _constant_member(node, scope)
         if constant is not None:
             # a field of a __constant__ struct (`cData.dockpars.num_of_genes`): read-only in
             # kernels, one value for the whole grid
             return self.sym(constant, per_thread=False)
+        value = scope.analysis.values.get(node.id)
+        path = _parameter_member(node, scope)
+        if path is not None and value is not None and value.level <= Level.BLOCK:
+            # a field of a struct passed by value (`img.cols` of a kernel's image view): one
+            # value for the block, where the kernel never assigns it
+            term = self.sym(path[0], per_thread=False)
+            self.parameter_members[str(term)] = path[1]
+            return term
         if node.decl is None or node.children and _strip(node.children[0]).kind != "CXX_THIS_EXPR":
             raise NotEncodable()
-        value = scope.analysis.values.get(node.id)
         if value is not None and value.level <= Level.BLOCK:
             return self.sym(f"field:{node.decl.key}", per_thread=False)
         raise NotEncodable()
@@ -489,10 +501,13 @@ class Encoder:
                         return self.sym(f"{d.key}@{reached.id}", per_thread=False)
                     raise
             value = scope.analysis.values.get(node.id)
-            # (a block-wide value stays one unknown: chains like `tmp -= it * n` of block-wide
-            # divisions cost the solver more than a race check's budget)
-            moved = self._moved_value(node, scope, depth) if value is None or value.level > Level.BLOCK else None
-            if moved is not None:
+            moved = self._moved_value(node, scope, depth)
+            # A block-wide value moved through divisions by unknowns stays one unknown: chains
+            # like `tmp -= it * n` of block-wide divisions cost the solver more than a race
+            # check's budget. Sums of products (an offset carving parts one after another) are
+            # cheap and bound each part by the next.
+            if moved is not None and (value is None or value.level > Level.BLOCK
+                                      or not _divides_by_unknown(self.z3, moved)):
                 return moved
             if value is not None and value.const is not None and isinstance(value.const, int):
                 return constant_term(z3, value.const, C.z3_bits(_int(node)))
@@ -501,6 +516,8 @@ class Encoder:
                 choices = self._finite_values(d, scope) if d.key in scope.multi_defs else None
                 if choices:
                     self.facts.append(z3.Or(*[term == v for v in choices]))
+                elif d.key in scope.multi_defs:
+                    self.merged_unknowns.add(str(term))
                 return term
             if d.storage == "local" and d.key in scope.multi_defs and reached is None:
                 raise MergedDefinitions()
@@ -1139,17 +1156,80 @@ def _iteration_name(function_key: str, loop) -> str:
     return f"iter:{function_key}:{loop}"
 
 
-def _constant_member(node: Node) -> str | None:
-    """`c.a.b` of a `__constant__` struct variable c, named by its path; None otherwise."""
+def _constant_member(node: Node, scope: "Scope | None" = None) -> str | None:
+    """`c.a.b` of a `__constant__` struct variable c, named by its path; None otherwise. The
+    struct may be an element of a `__constant__` array (`cfg->a` of `cfg[1]`, `cfg[0].a`) and
+    reached through a pointer parameter bound to it in this call (`p->a` with p = cfg)."""
     path = []
     n = node
     while n.kind == "MEMBER_REF_EXPR" and n.children and n.spelling:
         path.append(n.spelling)
         n = _strip(n.children[0])
-    if n.kind != "DECL_REF_EXPR" or n.decl is None or n.decl.storage != "constant" or "[" in n.decl.type \
+    element = None
+    if n.kind == "ARRAY_SUBSCRIPT_EXPR" and len(n.children) == 2 and isinstance(_strip(n.children[1]).value, int) \
+            and _strip(n.children[1]).kind == "INTEGER_LITERAL":
+        element = _strip(n.children[1]).value
+        n = _strip(n.children[0])
+    for _ in range(4):
+        bound = scope.bound(n) if scope is not None and n.kind == "DECL_REF_EXPR" else None
+        if bound is None:
+            break
+        n = _strip(bound[0])
+    if n.kind != "DECL_REF_EXPR" or n.decl is None or n.decl.storage != "constant" \
             or not path or C.int_type(node.type) is None:
         return None
+    if "[" in n.decl.type:
+        # an array's element: `cfg->a` is its first, `cfg[k].a` its k-th
+        return ".".join([f"{n.decl.key}[{element or 0}]"] + path[::-1])
+    if element is not None:
+        return None
     return ".".join([n.decl.key] + path[::-1])
+
+
+def _parameter_member(node: Node, scope: "Scope") -> tuple[str, tuple[str, str]] | None:
+    """`p.a.b` of a struct parameter p passed by value (also through parameters of the calls
+    that bound it), when the function never assigns p or its fields: its name, and (p's type,
+    the field path `a.b`); None otherwise."""
+    path = []
+    n = node
+    while n.kind == "MEMBER_REF_EXPR" and n.children and n.spelling:
+        if "*" in _strip(n.children[0]).type:
+            return None  # through a pointer: memory the kernel may write
+        path.append(n.spelling)
+        n = _strip(n.children[0])
+    for _ in range(4):
+        bound = scope.bound(n) if n.kind == "DECL_REF_EXPR" else None
+        if bound is None:
+            break
+        n = _strip(bound[0])
+    if n.kind != "DECL_REF_EXPR" or n.decl is None or n.decl.storage != "param" or not path \
+            or "*" in n.decl.type or "&" in n.decl.type or C.int_type(node.type) is None \
+            or n.decl.key in scope.multi_defs or _member_assigned(scope.analysis.function.body, n.decl.key):
+        return None
+    field_path = ".".join(path[::-1])
+    return f"{n.decl.key}.{field_path}", (_plain_type(n.decl.type), field_path)
+
+
+def _plain_type(spelling: str) -> str:
+    return " ".join(w for w in spelling.split() if w not in ("const", "volatile"))
+
+
+def _member_assigned(body: Node | None, key: str) -> bool:
+    """Is a field of the variable assigned (or its address taken) in the body?"""
+    if body is None:
+        return False
+    for n in body.walk():
+        if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR", "UNARY_OPERATOR") and n.children and \
+                (n.op in ASSIGN_OPS or n.op in COMPOUND_ASSIGN_OPS or n.op in ("++", "--", "post++", "post--", "&")):
+            target = _strip(n.children[0])
+            while target.kind in ("MEMBER_REF_EXPR", "ARRAY_SUBSCRIPT_EXPR") and target.children:
+                inner = _strip(target.children[0])
+                if "*" in inner.type and "[" not in inner.type:
+                    break  # a store through a pointer field writes memory, not the struct
+                target = inner
+            if target.kind == "DECL_REF_EXPR" and target.decl is not None and target.decl.key == key:
+                return True
+    return False
 
 
 def _is_load(n: Node) -> bool:
@@ -1612,6 +1692,26 @@ def _op_name(z3, term) -> str:
     return ""
 
 
+def _divides_by_unknown(z3, term) -> bool:
+    """Does the term divide (or take a remainder) by anything but a constant?"""
+    seen: set[int] = set()
+    todo = [term]
+    while todo:
+        t = todo.pop()
+        if not z3.is_app(t) or t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if t.decl().kind() in _DIVISIONS(z3) and not z3.is_bv_value(t.arg(1)):
+            return True
+        todo.extend(t.children())
+    return False
+
+
+def _DIVISIONS(z3) -> tuple:
+    return (z3.Z3_OP_BUDIV, z3.Z3_OP_BSDIV, z3.Z3_OP_BUREM, z3.Z3_OP_BSREM, z3.Z3_OP_BSMOD,
+            z3.Z3_OP_BUDIV_I, z3.Z3_OP_BSDIV_I, z3.Z3_OP_BUREM_I, z3.Z3_OP_BSREM_I, z3.Z3_OP_BSMOD_I)
+
+
 def _mentions(z3, term, symbol) -> bool:
     if term.eq(symbol):
         return True
@@ -1659,6 +1759,8 @@ def lane_outside_mask(program: Program, service: UniformityService, root: Functi
     enc = Encoder(1, SharedSymbols(), set(), dims, program, thread_shifts=True)
     try:
         mask = C.z3_convert(z3, enc.expr(mask_node, scopes[-1]), _int(mask_node), BITS)
+        if any(str(v) in enc.merged_unknowns for v in term_variables(z3, mask)):
+            return None  # a mask assigned in places syncheck did not follow: any word at all
         guards = []
         for depth, c in effective_controllers(site, frames):
             if c.polarity is None:
@@ -1690,9 +1792,28 @@ def lane_outside_mask(program: Program, service: UniformityService, root: Functi
     solver.add(z3.LShR(mask, lane) & 1 == 0)
     if solver.check() != z3.sat:
         return None
+    # Two views of one struct type passed together (an input and an output image) describe
+    # one extent: a mask that leaves a lane out only where `img.cols` and `labels.cols`
+    # differ is not reported.
+    same_views = _same_view_fields(z3, enc)
+    if same_views:
+        solver.push()
+        solver.add(*same_views)
+        if solver.check() != z3.sat:
+            return None
     model = solver.model()
     value = lambda t: model.eval(t, model_completion=True).as_long()
     return (value(tx), value(ty), value(tz)), value(lane), value(mask)
+
+
+def _same_view_fields(z3, enc: Encoder) -> list:
+    """Equalities between the same field of by-value struct parameters of one type."""
+    symbols = {str(t): t for t in enc.shared.values()}
+    groups: dict[tuple[str, str], list] = {}
+    for name, view in enc.parameter_members.items():
+        if name in symbols:
+            groups.setdefault(view, []).append(symbols[name])
+    return [t == terms[0] for terms in groups.values() for t in terms[1:] if t.size() == terms[0].size()]
 
 
 def relation_term(enc: Encoder, form: tuple):

@@ -6,7 +6,7 @@ from syncheck.analyses.lanes import FULL_MASK, active_lanes, lane_list, mask_con
 from syncheck.analyses.levels import Level
 from syncheck.analyses.symbolic import lane_outside_mask
 from syncheck.checks.base import Check, CheckContext
-from syncheck.checks.warp_sites import explicit_mask
+from syncheck.checks.warp_sites import explicit_mask, mask_is_exchanged_data
 
 
 def _masks_per_warp(value):
@@ -39,6 +39,17 @@ class MaskMismatch(Check):
                                 f"{'x'.join(map(str, ctx.uniformity.shape_of(root).block_dim))})")]
         return ctx.finding(self, node, message, site.function.name, notes)
 
+    def _shifted_arguments(self, ctx: CheckContext, site, node, how: str):
+        args = [ctx.text(a) for a in site.args[1:3]]
+        message = (f"the mask of {site.prim.name} is '{ctx.text(node)}', {how}: the arguments look "
+                   f"shifted by one (a legacy call given the _sync name without a mask), so "
+                   f"'{ctx.text(node)}' is taken as the mask of lanes"
+                   + (f", '{args[0]}' as the value" if args else "")
+                   + (f" and '{args[1]}' as the {'source lane' if site.prim.name == '__shfl_sync' else 'offset'}"
+                      if len(args) > 1 else "")
+                   + "; pass the mask of the calling lanes first")
+        return ctx.finding(self, node, message, site.function.name)
+
     def _lane_outside_own_mask(self, ctx: CheckContext, site, frames, node, value):
         """A mask known per thread (from the lane id) that leaves out a lane which makes the
         call: each calling lane must name itself."""
@@ -67,6 +78,11 @@ class MaskMismatch(Check):
                 continue
             node, value = mask
             if value.from_activemask:
+                continue
+            shifted = mask_is_exchanged_data(site)
+            if shifted is not None:
+                reported.add(site.node.id)
+                yield self._shifted_arguments(ctx, site, node, shifted)
                 continue
             masks = _masks_per_warp(value)
             if masks is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from syncheck.analyses import primitives as P
 from syncheck.checks.base import Check, CheckContext
+from syncheck.checks.warp_sites import mask_is_exchanged_data
 from syncheck.ir.calls import is_default_argument
 
 _SHUFFLES = {"__shfl_sync": "source lane", "__shfl_up_sync": "offset", "__shfl_down_sync": "offset",
@@ -33,6 +34,8 @@ class BadShuffleWidth(Check):
 
     def _check(self, ctx: CheckContext, site, prim):
         if prim.category == P.WARP_COLLECTIVE and prim.name in _SHUFFLES:
+            if mask_is_exchanged_data(site) is not None:
+                return None  # arguments shifted by one: SYN202 tells the cause
             what = _SHUFFLES[prim.name]
             width = 32
             if len(site.args) >= 4 and not is_default_argument(site.args[3]):

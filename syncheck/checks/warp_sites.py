@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from syncheck.analyses import primitives as P
+from syncheck.analyses.levels import Level
 from syncheck.analyses.uniformity import Site
 from syncheck.ir.calls import is_default_argument
+from syncheck.ir.nodes import Node, strip_wrappers, structural_key
+
+_FLOATING_WORDS = ("float", "double", "half", "bfloat")
 
 
 def explicit_mask(site: Site):
@@ -15,3 +19,37 @@ def explicit_mask(site: Site):
     if len(site.args) <= prim.mask_arg or is_default_argument(site.args[prim.mask_arg]):
         return None
     return site.args[prim.mask_arg], site.arg_values[prim.mask_arg]
+
+
+def mask_is_exchanged_data(site: Site) -> str | None:
+    """How the mask of a shuffle is the data it exchanges, the sign of arguments shifted by
+    one (a pre-CUDA 9 `__shfl_down(var, delta, width)` renamed to `_sync` with no mask added:
+    var becomes the mask, delta the value, width the offset): a floating-point value, or the
+    variable the call's result is stored back to (`a.x = __shfl_down_sync(a.x, d, w)`).
+    None otherwise."""
+    mask = explicit_mask(site)
+    if mask is None or site.prim.name not in SHUFFLE_NAMES or isinstance(mask[1].const, int):
+        return None
+    node = strip_wrappers(mask[0], ("UNEXPOSED_EXPR", "PAREN_EXPR"))
+    if any(word in node.type.split("::")[-1].lower() for word in _FLOATING_WORDS) and "*" not in node.type:
+        return "a floating-point value"
+    target = _stored_to(site.function.body, site.node)
+    # (a lane mask stored back, `voters = __shfl_sync(voters, voters, 0)`, is the same in the lanes)
+    if target is not None and structural_key(target) == structural_key(node) and mask[1].level > Level.WARP:
+        return "the variable the call's result is stored to"
+    return None
+
+
+SHUFFLE_NAMES = ("__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync")
+
+
+def _stored_to(body: Node | None, call: Node) -> Node | None:
+    """The left side of `x = call(...)` (or `T x = call(...)`'s variable) where the call is the
+    whole right side."""
+    if body is None:
+        return None
+    for n in body.walk():
+        if n.kind == "BINARY_OPERATOR" and n.op == "=" and len(n.children) == 2 and \
+                strip_wrappers(n.children[1]) is call:
+            return n.children[0]
+    return None
