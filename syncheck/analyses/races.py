@@ -152,7 +152,8 @@ class _Concurrency:
     def _enters_free(self, a: Access) -> bool:
         return a.instance is None or self._callee(a).entry_free(*a.local_point)
 
-    def _before(self, x: Access, y: Access) -> bool:
+    def before(self, x: Access, y: Access) -> bool:
+        """Can a thread go on from x to y with no barrier (into and out of the helpers they are in)?"""
         return y.point in self._from(x.point) and self._leaves_free(x) and self._enters_free(y)
 
     def writes_reach(self, write: Access, read: Access) -> bool:
@@ -160,7 +161,7 @@ class _Concurrency:
         again in a loop, or one reached from the other)?"""
         if write.point == read.point and write.instance == read.instance:
             return True
-        return self._before(write, read)
+        return self.before(write, read)
 
     def iterations(self, a: Access, b: Access) -> list[tuple[str, object]]:
         """How the two accesses' loop iterations relate when they are concurrent: ("same",
@@ -218,7 +219,7 @@ class _Concurrency:
         """The divergent branches at which two threads must have parted for the accesses to
         run in one interval; None when they need not part (the same point, or one access
         reaches the other with no barrier)."""
-        if a.point == b.point and a.instance == b.instance or self._before(a, b) or self._before(b, a):
+        if a.point == b.point and a.instance == b.instance or self.before(a, b) or self.before(b, a):
             return None
         return [d for d in self.divergent if self._parted(d, a.point, b.point)
                 and self._enters_free(a) and self._enters_free(b)]
@@ -231,7 +232,7 @@ class _Concurrency:
             if b.local_point in callee.reach_from(*a.local_point) or \
                     a.local_point in callee.reach_from(*b.local_point):
                 return True
-        if self._before(a, b) or self._before(b, a):
+        if self.before(a, b) or self.before(b, a):
             return True
         return any(self._parted(d, a.point, b.point) and
                    self._enters_free(a) and self._enters_free(b) for d in self.divergent)
@@ -420,17 +421,29 @@ def _one_per_fill(ka: KernelAccesses, races: list[Race]) -> list[Race]:
     """Races of several parts carved from one buffer, each a store then a read (a fill of
     `sdx[j]`, `sdy[j]`, ... then the loop that reads them all, with no synchronization between
     the two, or lane 0 then updating them), are one missing synchronization when every store
-    comes before every read: one
-    barrier before the first read orders them all. The first race by place stands for them.
-    So do the accesses after one store, all racing with it (a whole buffer cleared by every
-    thread, then written and read in slots). Parts stored and read in turns (store a, read a,
-    store b, read b) stay apart."""
+    comes before every read: one barrier before the first read orders them all. The first race
+    by place stands for them. So do the accesses after one store, all racing with it (a whole
+    buffer cleared by every thread, also in a helper, then written and read in slots by
+    others). Parts stored and read in turns (store a, read a, store b, read b) stay apart."""
+    concurrency: dict[bool, _Concurrency] = {}
+
+    def order(race: Race) -> _Concurrency:
+        if race.intra_warp_only not in concurrency:
+            concurrency[race.intra_warp_only] = _Concurrency(ka, warp=race.intra_warp_only)
+        return concurrency[race.intra_warp_only]
+
     def fill(race: Race):
         found = _store_before_reads(ka, race, updates=True)
-        if found is None or not found[1]:
+        if found is not None:
+            store = found[0]
+            return (store, race.second if race.first is store else race.first) if found[1] else None
+        if race.first.instance is None and race.second.instance is None:
             return None
-        store = found[0]
-        return store, (race.second if race.first is store else race.first)
+        before = order(race).before
+        for store, other in ((race.first, race.second), (race.second, race.first)):
+            if store.write and not store.read and before(store, other) and not before(other, store):
+                return store, other
+        return None
 
     leaders: dict[tuple, list[Race]] = {}
     kept = []
@@ -439,20 +452,18 @@ def _one_per_fill(ka: KernelAccesses, races: list[Race]) -> list[Race]:
         if parts is None:
             kept.append(race)
             continue
-        intervals = ka.warp_intervals if race.intra_warp_only else ka.block_intervals
+        before = order(race).before
         key = (race.second.array, race.intra_warp_only)
         store, read = parts
         leader = None
         for candidate in leaders.get(key, []):
             lead_store, lead_read = fill(candidate)
-            if store.point == lead_store.point or store.point in intervals.reach_from(*lead_store.point) or \
-                    lead_store.point in intervals.reach_from(*store.point):
-                if all(r.point in intervals.reach_from(*s.point) for s in (store, lead_store)
-                       for r in (read, lead_read)) and \
-                        not any(s.point in intervals.reach_from(*r.point) for s in (store, lead_store)
-                                for r in (read, lead_read)):
-                    leader = candidate
-                    break
+            stores, reads = {id(store): store, id(lead_store): lead_store}.values(), (read, lead_read)
+            if (store is lead_store or before(lead_store, store) or before(store, lead_store)) \
+                    and all(before(s, r) for s in stores for r in reads) \
+                    and not any(before(r, s) for s in stores for r in reads):
+                leader = candidate
+                break
         if leader is None:
             leaders.setdefault(key, []).append(race)
             kept.append(race)

@@ -389,8 +389,13 @@ def _carve_of(node: Node, scope: Scope, through_aliases: bool = False):
     `ev_buffer + offset` a place in it); with the positions the caller moved the pointer by
     ((node, scope) pairs, added to the access's index when its carve is checked). With
     ``through_aliases``, also through a local that names a carved pointer (`T* ev = smem;`):
-    for atomics, whose data-dependent targets would otherwise reach every part."""
+    for atomics, whose data-dependent targets would otherwise reach every part. Without it,
+    such a local is followed only once a parameter was: a helper handed a place in a part
+    (`v.store(ev + off, n)`) writes in that part; an access through the local itself in the
+    function that carves (`keys[tx * d]` with `keys = tiles`) may overflow into the next
+    part, which is a bug to find."""
     moved: list[tuple[Node, Scope]] = []
+    bound_once = False
     for _ in range(8):
         while node.kind == "BINARY_OPERATOR" and node.op == "+" and len(node.children) == 2 \
                 and "*" in (_strip(node.children[0]).type or ""):
@@ -401,7 +406,7 @@ def _carve_of(node: Node, scope: Scope, through_aliases: bool = False):
         carve = scope.carve_extents.get(node.decl.key)
         if carve is not None:
             return carve, moved
-        if through_aliases and node.decl.storage == "local" and node.decl.key in scope.single_defs:
+        if (through_aliases or bound_once) and node.decl.storage == "local" and node.decl.key in scope.single_defs:
             # another name for a carved pointer (`T* ev_buffer = smem;`, `smem` carved after)
             node = _strip(scope.single_defs[node.decl.key])
             continue
@@ -411,6 +416,7 @@ def _carve_of(node: Node, scope: Scope, through_aliases: bool = False):
         if bound is None:
             return None
         node, scope = _strip(bound[0]), bound[1]
+        bound_once = True
     return None
 
 
