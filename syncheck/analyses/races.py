@@ -18,7 +18,7 @@ from syncheck.analyses.shared_memory import Access, Guard, KernelAccesses, Offse
 from syncheck.analyses.solver_context import side_context
 from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, WHOLE_WORD, Encoder,
                                         MergedDefinitions, SharedSymbols, NextIteration, NotEncodable, bitvector, count_decision,
-                                        parameter_facts, parameter_relations, relation_term, same_in_scopes, smallest_example,
+                                        parameter_facts, parameter_relations, relation_term, tied_parameters, same_in_scopes, smallest_example,
                                         term_variables, z3_module)
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers, structural_key
@@ -907,7 +907,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         # Products of run-time sizes in the indices (`t * width + i`) are what the 32-bit
         # solver finds costly: look for a conflict with those sizes fixed to a few values
         # (a conflict found so is one the kernel admits; none found leaves it undecided).
-        tied = repr((ka.block_relations, ka.argument_relations, ka.argument_facts))
+        tied = tied_parameters(ka.block_relations, ka.argument_relations, ka.argument_facts)
         free = {k: v for k, v in shared.items()
                 if k in {p.key for p in ka.kernel.params} and k not in tied}
         verdict, solver = _with_fixed_factors(z3, facts + [g for g, _ in guards], idx_a + idx_b, free)

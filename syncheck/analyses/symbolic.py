@@ -1880,6 +1880,13 @@ def parameter_facts(enc: Encoder, facts: tuple, kernel: Function) -> list:
     return out
 
 
+def tied_parameters(block_relations: dict, argument_relations: dict, argument_facts: tuple) -> set[str]:
+    """The kernel parameters that what the launches pass relates to other values: those a
+    relation names or defines, and those a checked fact names."""
+    forms = list(block_relations.values()) + list(argument_relations.values()) + list(argument_facts)
+    return set(argument_relations).union(*(_parameters_of(f) for f in forms))
+
+
 def _parameters_of(form: tuple) -> set[str]:
     if form[0] == "param":
         return {form[1]}
