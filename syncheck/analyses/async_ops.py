@@ -186,6 +186,34 @@ def asm_events(node: Node, const_of: ConstOf | None = None) -> list[AsyncEvent]:
     return events
 
 
+def asm_warp_collective(node: Node) -> tuple[str, Node, Node | None] | None:
+    """The first warp-synchronous instruction of an inline-PTX statement whose member mask
+    is one of the statement's operands (`shfl.sync.up.b32 r|p, %1, %2, %3, %4;`, `vote.sync`,
+    `match.*.sync`, `redux.sync`, `bar.warp.sync`): (its opcode, the mask operand, the value
+    operand it exchanges or combines, if any). None otherwise (a mask written as a literal
+    in the text names no operand)."""
+    ops = _Operands(node, None)
+    for opcode, args in _instructions(node.spelling or ""):
+        parts = opcode.split(".")
+        if "sync" not in parts:
+            continue
+        if parts[0] == "shfl" and len(args) == 5:   # d[|p], a, b, c, membermask
+            mask, value = args[4], args[1]
+        elif parts[0] in ("match", "redux") and len(args) == 3:   # d, a, membermask
+            mask, value = args[2], args[1]
+        elif parts[0] == "vote" and len(args) >= 3:   # d, {!}p, membermask
+            mask, value = args[-1], None
+        elif parts[:2] == ["bar", "warp"] and len(args) == 1:
+            mask, value = args[0], None
+        else:
+            continue
+        mask_node = ops.node(mask) if _OPERAND.fullmatch(mask.strip()) else None
+        if mask_node is not None:
+            value_node = ops.node(value) if value is not None and _OPERAND.fullmatch(value.strip()) else None
+            return opcode, mask_node, value_node
+    return None
+
+
 def _ptx_event(node: Node, op: str, args: list[str], ops: _Operands):
     E = lambda kind, **kw: AsyncEvent(kind, node, op, **kw)  # noqa: E731
     if op.startswith("wgmma.fence"):

@@ -36,12 +36,30 @@ class CheckContext:
         return self.function_path(self.program.owner(node))
 
     def finding(self, check: "Check", node: Node, message: str, function: str,
-                notes: list[Note] | None = None) -> Finding:
+                notes: list[Note] | None = None, at: tuple[int, int, int] | None = None) -> Finding:
+        """A finding at ``node``, or at ``at`` (line, column, end column) inside its text."""
+        if at is not None:
+            line, col, end_col = at
+            return Finding(code=check.code, rule=check.name, severity=check.severity, path=self.path_of(node),
+                           line=line, column=col, end_line=line, end_column=end_col, message=message,
+                           function=function, notes=list(notes or []))
         end_col = node.end_col if node.end_line == node.line else node.col + 1
         return Finding(code=check.code, rule=check.name, severity=check.severity, path=self.path_of(node),
                        line=node.line, column=node.col, end_line=node.end_line or node.line,
                        end_column=end_col, message=message, function=function,
                        notes=list(notes or []))
+
+    def place_in_text(self, node: Node, word: str) -> tuple[int, int, int] | None:
+        """(line, column, end column) of the first ``word`` in the node's text (an instruction
+        inside an inline-PTX statement's strings); None where it does not occur."""
+        lines = self.program.lines_of(node)
+        for line in range(node.line, min(node.end_line or node.line, len(lines)) + 1):
+            text = lines[line - 1]
+            start = node.col - 1 if line == node.line else 0
+            i = text.find(word, start)
+            if i >= 0:
+                return line, i + 1, i + 1 + len(word)
+        return None
 
     def note(self, node: Node, message: str) -> Note:
         return Note(self.path_of(node), node.line, node.col, message)

@@ -6,7 +6,7 @@ from syncheck.analyses.lanes import FULL_MASK, active_lanes, lane_list, mask_con
 from syncheck.analyses.levels import Level
 from syncheck.analyses.symbolic import lane_outside_mask
 from syncheck.checks.base import Check, CheckContext
-from syncheck.checks.warp_sites import explicit_mask, mask_is_exchanged_data
+from syncheck.checks.warp_sites import VALUE_AS_MASK, explicit_mask, mask_is_exchanged_data
 
 
 def _masks_per_warp(value):
@@ -40,6 +40,16 @@ class MaskMismatch(Check):
         return ctx.finding(self, node, message, site.function.name, notes)
 
     def _shifted_arguments(self, ctx: CheckContext, site, node, how: str):
+        if how == VALUE_AS_MASK:
+            message = (f"the mask of {site.prim.name} is '{ctx.text(node)}', {how}: the lanes it names are "
+                       f"whatever bits each lane's data has, and differ between lanes; pass the mask of "
+                       f"the calling lanes (0xffffffff where the whole warp calls)")
+            if site.node.kind == "ASM_STMT":
+                # reported at the instruction in the PTX text, the operand as a note
+                return ctx.finding(self, site.node, message, site.function.name,
+                                   [ctx.note(node, f"'{ctx.text(node)}' is passed as the member mask here")],
+                                   at=ctx.place_in_text(site.node, site.prim.name.strip("'")))
+            return ctx.finding(self, node, message, site.function.name)
         args = [ctx.text(a) for a in site.args[1:3]]
         message = (f"the mask of {site.prim.name} is '{ctx.text(node)}', {how}: the arguments look "
                    f"shifted by one (a legacy call given the _sync name without a mask), so "

@@ -5,6 +5,36 @@ from __future__ import annotations
 from syncheck.checks.base import Check, CheckContext
 from syncheck.checks.warp_sites import explicit_mask
 from syncheck.diagnostics import Severity
+from syncheck.ir.nodes import Node, strip_wrappers
+
+
+def _broadcast_from_own_leader(site, mask: Node) -> bool:
+    """`__shfl_sync(mask, v, leader)` with the source lane chosen from the mask itself
+    (`leader = __ffs(mask) - 1`, a warp-aggregated atomic): whatever lanes the mask holds,
+    each gets the value of a lane among them, so no lane outside it is waited for or read."""
+    mask = strip_wrappers(mask)
+    if site.prim.name != "__shfl_sync" or len(site.args) < 3 or mask.kind != "DECL_REF_EXPR" \
+            or mask.decl is None or site.function.body is None:
+        return False
+    initializers = {n.decl.key: n.children[-1] for n in site.function.body.walk()
+                    if n.kind == "VAR_DECL" and n.decl is not None and n.children}
+    assigned = {strip_wrappers(n.children[0]).decl.key for n in site.function.body.walk()
+                if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op and n.op.endswith("=")
+                and n.op not in ("==", "!=", "<=", ">=") and n.children
+                and strip_wrappers(n.children[0]).kind == "DECL_REF_EXPR" and strip_wrappers(n.children[0]).decl}
+    if mask.decl.key in assigned:
+        return False
+    todo, seen = [site.args[2]], set()
+    while todo:
+        for n in todo.pop().walk():
+            if n.kind != "DECL_REF_EXPR" or n.decl is None or n.decl.key in seen:
+                continue
+            if n.decl.key == mask.decl.key:
+                return True
+            seen.add(n.decl.key)
+            if n.decl.key in initializers and n.decl.key not in assigned:
+                todo.append(initializers[n.decl.key])
+    return False
 
 
 class ActivemaskAsMask(Check):
@@ -16,6 +46,8 @@ class ActivemaskAsMask(Check):
         for site, _frames in ctx.uniformity.main_file_sites():
             mask = explicit_mask(site)
             if mask is None or not mask[1].from_activemask:
+                continue
+            if _broadcast_from_own_leader(site, mask[0]):
                 continue
             message = (f"the mask of {site.prim.name} comes from __activemask(), which only "
                        f"reports the lanes that happen to be converged now and does not make "

@@ -25,20 +25,28 @@ def mask_is_exchanged_data(site: Site) -> str | None:
     """How the mask of a shuffle is the data it exchanges, the sign of arguments shifted by
     one (a pre-CUDA 9 `__shfl_down(var, delta, width)` renamed to `_sync` with no mask added:
     var becomes the mask, delta the value, width the offset): a floating-point value, or the
-    variable the call's result is stored back to (`a.x = __shfl_down_sync(a.x, d, w)`).
-    None otherwise."""
+    variable the call's result is stored back to (`a.x = __shfl_down_sync(a.x, d, w)`), or,
+    varying between lanes, the value exchanged itself (`shfl.sync.up.b32 r|p, %1, %2, %3, %1;`
+    in inline PTX). None otherwise."""
     mask = explicit_mask(site)
-    if mask is None or site.prim.name not in SHUFFLE_NAMES or isinstance(mask[1].const, int):
+    shuffle = site.prim is not None and (site.prim.name in SHUFFLE_NAMES or site.prim.name.startswith("'shfl"))
+    if mask is None or not shuffle or isinstance(mask[1].const, int):
         return None
     node = strip_wrappers(mask[0], ("UNEXPOSED_EXPR", "PAREN_EXPR"))
     if any(word in node.type.split("::")[-1].lower() for word in _FLOATING_WORDS) and "*" not in node.type:
         return "a floating-point value"
+    value = site.args[1] if len(site.args) > 1 else None
+    if value is not None and mask[1].level > Level.WARP and \
+            structural_key(strip_wrappers(value, ("UNEXPOSED_EXPR", "PAREN_EXPR"))) == structural_key(node):
+        return VALUE_AS_MASK
     target = _stored_to(site.function.body, site.node)
     # (a lane mask stored back, `voters = __shfl_sync(voters, voters, 0)`, is the same in the lanes)
     if target is not None and structural_key(target) == structural_key(node) and mask[1].level > Level.WARP:
         return "the variable the call's result is stored to"
     return None
 
+
+VALUE_AS_MASK = "the value the call exchanges"
 
 SHUFFLE_NAMES = ("__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync")
 

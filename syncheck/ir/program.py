@@ -263,9 +263,13 @@ class Program:
 
     def text(self, node: Node) -> str:
         """The source text of an expression, for messages, from the file that holds it."""
+        return source_text(self.lines_of(node), node)
+
+    def lines_of(self, node: Node) -> list[str]:
+        """The source lines of the file that holds the node."""
         owner = self.owner(node)
         if owner is None:
-            return source_text(self.source_lines, node)
+            return self.source_lines
         lines = self._other_lines.get(owner.file)
         if lines is None:
             try:
@@ -273,7 +277,7 @@ class Program:
             except OSError:
                 data = b""
             lines = self._other_lines[owner.file] = data.decode("utf-8", errors="replace").splitlines()
-        return source_text(lines, node)
+        return lines
 
     @property
     def kernels(self) -> list[Function]:
