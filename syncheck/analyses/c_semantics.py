@@ -68,6 +68,12 @@ _VECTOR_BASES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulo
 _QUALIFIERS = ("const", "volatile", "__restrict__", "__restrict", "struct", "enum")
 
 
+def is_floating(spelling: str) -> bool:
+    """Does the type spelling name a floating-point value (not a pointer to one)?"""
+    name = spelling.split("::")[-1].lower()
+    return "*" not in spelling and any(f in name for f in _FLOATING)
+
+
 def int_type(spelling: str) -> IntType | None:
     """The integer type a type spelling names; None for a type that is not an integer
     (floating point, pointers, CUDA vector types such as uint4). A spelling of no known

@@ -89,8 +89,8 @@ def assigned_variables(kernel: Function) -> set[str]:
     """Keys of the variables the kernel's body writes."""
     out = set()
     for n in kernel.body.walk() if kernel.body is not None else ():
-        if (n.kind == "BINARY_OPERATOR" and n.op in _ASSIGN) or \
-                (n.kind == "UNARY_OPERATOR" and n.op in ("++", "--")) or \
+        if (n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGN) or \
+                (n.kind == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--")) or \
                 (n.kind == "UNARY_OPERATOR" and n.op == "&"):  # its address escapes
             target = _strip(n.children[0]) if n.children else None
             if target is not None and target.kind == "DECL_REF_EXPR" and target.decl is not None:

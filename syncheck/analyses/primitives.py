@@ -255,3 +255,18 @@ def classify_async(node: Node) -> Primitive | None:
             shown = ev.name if node.kind == "CALL_EXPR" else f"'{ev.name}'"
             return Primitive(shown, ALIGNED_NAMED_BARRIER if ev.aligned else NAMED_BARRIER, "warp", 32)
     return None
+
+
+def classify_asm_warp(node: Node) -> tuple[Primitive, list[Node]] | None:
+    """A warp-synchronous inline-PTX statement as the intrinsic it stands for: a warp
+    collective named by its opcode, with its arguments (the member-mask operand first, then
+    the value operand it exchanges or combines, if any); None for any other statement."""
+    from syncheck.analyses import async_ops as A
+    if node.kind != "ASM_STMT" or "sync" not in (node.spelling or ""):
+        return None
+    found = A.asm_warp_collective(node)
+    if found is None:
+        return None
+    opcode, mask, value = found
+    prim = Primitive(f"'{opcode}'", WARP_COLLECTIVE, "warp", 32, mask_arg=0, result=Level.THREAD)
+    return prim, [mask] + ([value] if value is not None else [])

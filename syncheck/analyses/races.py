@@ -825,25 +825,10 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
                 "blockDim.x", "blockDim.y", "blockDim.z"}:
             zero = z3.BitVecVal(0, enc.tid[0].size())
             solver.add(z3.substitute(idx[0], *[(t, zero) for t in enc.tid]) >= 0)
-    # A subscript of a part of a buffer (`ppath[len - 1]`, ppath a thread's slice) that is the
-    # same for the whole block indexes the part, not what lies before it: a block-wide size
-    # in it is large enough (`len >= 1`). (A subscript of the thread, `tile[tx - R]` of a
-    # stencil's halo, may reach below the part's start, and is left alone.)
+    # Where an access stands in a part of a buffer, as the layout it is written against has
+    # it (see _part_position_facts).
     for acc, enc in ((a, e1), (b, e2)):
-        if len(acc.indices) != 1 or not acc.offsets or acc.atomic \
-                or not _signed_integer(acc.indices[0][0].type):
-            continue
-        try:
-            own_index = _index_term(enc, acc, acc.indices[0][0], acc.indices[0][1], 0)
-        except NotEncodable:
-            continue
-        if not enc.names_thread(own_index) and not any(str(v).startswith("iter:") for v in term_variables(z3, own_index)):
-            solver.add(own_index >= 0)
-    # A thread's own slice of a buffer (`ppath = buf + t * len`, handed to a helper) is
-    # addressed within its length by the access through it: 0 <= index < len. (The slices
-    # are the layout the author chose; an index past a slice is a different bug.)
-    for acc, enc in ((a, e1), (b, e2)):
-        solver.add(*_own_slice_facts(z3, enc, acc))
+        solver.add(*_part_position_facts(z3, enc, acc))
     # So do the other accesses of the same statement that the thread makes under the same
     # conditions: `buf[t - 256] += buf[t]` is made only by threads whose t fits buf, which
     # bounds the block shapes a pair can need.
@@ -1179,19 +1164,35 @@ def _layout_facts(enc: Encoder, acc: Access) -> list:
     return facts
 
 
-def _own_slice_facts(z3, enc: Encoder, acc: Access) -> list:
-    """0 <= position < len for an access through a pointer moved by a thread's slice,
-    `t * len` with t naming the thread and len the same for the block; the position is what
-    is added after the slice (the access's index, `*(p + len - 1)`'s offsets), when it does
-    not name the thread itself. [] otherwise."""
+def _part_position_facts(z3, enc: Encoder, acc: Access) -> list:
+    """What the layout says of an access through a pointer into a part of a buffer (one
+    index, or none: `*p`, index 0):
+    - a subscript the same for the whole block (`ppath[len - 1]`) indexes the part, not what
+      lies before it: it is not negative. (A subscript of the thread, `tile[tx - R]` of a
+      stencil's halo, may reach below the part's start, and is left alone.)
+    - a thread's own slice (`buf + t * len`, t naming the thread, len the same for the block)
+      is addressed within its length: 0 <= position < len, the position being what is added
+      after the slice (the index, `*(p + len - 1)`'s offsets), where it does not name the
+      thread itself (`s[lane + 16]` in a warp's slice may overflow). A guard of the access
+      that tests its index against the slice's size (`i <= n` around `mine[i]` in
+      `data + t * n`) is checked instead of the upper bound: overrunning is the bug there."""
     if len(acc.indices) > 1 or acc.atomic or not acc.offsets:
         return []
+    facts = []
+    index = None
+    if acc.indices:
+        try:
+            index = _index_term(enc, acc, acc.indices[0][0], acc.indices[0][1], 0)
+        except NotEncodable:
+            return []
+        if _signed_integer(acc.indices[0][0].type) and not enc.names_thread(index) \
+                and not any(str(v).startswith("iter:") for v in term_variables(z3, index)):
+            facts.append(index >= 0)
     try:
         terms = [_index_term(enc, acc, o.node, o.scope, len(acc.indices) + k, o)
                  for k, o in enumerate(acc.offsets)]
-        index = _index_term(enc, acc, acc.indices[0][0], acc.indices[0][1], 0) if acc.indices else None
     except NotEncodable:
-        return []
+        return facts
     slices = []
     for k, (o, term) in enumerate(zip(acc.offsets, terms)):
         for product in _products(z3, term):
@@ -1201,26 +1202,23 @@ def _own_slice_facts(z3, enc: Encoder, acc: Access) -> list:
                     and not any(z3.is_bv_value(f) for f in factors):
                 slices.append((k, factors[thread.index(False)]))
     if len(slices) != 1:
-        return []
+        return facts
     k, length = slices[0]
     after = list(zip(acc.offsets[k + 1:], terms[k + 1:]))
     if any(o.unit != acc.offsets[k].unit for o, _ in after) or \
             any(enc.names_thread(t) for _, t in after) or index is not None and enc.names_thread(index):
-        return []  # a position of the thread (`s[lane + 16]` in a warp's slice) may overflow
+        return facts
     parts = [t * o.scale if o.scale != 1 else t for o, t in after] + ([index] if index is not None else [])
     if not parts:
-        return [length >= 1]
+        return facts + [length >= 1]
     bits = max([length.size()] + [t.size() for t in parts])
     position = sum((C.z3_convert(z3, t, None, bits) for t in parts[1:]), C.z3_convert(z3, parts[0], None, bits))
     length = C.z3_convert(z3, length, None, bits)
-    # A guard of the access that tests its index against the slice's size (`i <= n` around
-    # `mine[i]` in `data + t * n`) is checked instead of the upper bound: overrunning is the
-    # bug to find there.
     slice_names = _names(acc.offsets[k].node)
     index_names = _names(acc.indices[0][0]) if acc.indices else set()
     if any(_names(g.cond) & slice_names and _names(g.cond) & index_names for g in acc.guards):
-        return [position >= 0]
-    return [position >= 0, position < length]
+        return facts + [position >= 0]
+    return facts + [position >= 0, position < length]
 
 
 def _unwrapped_products(z3, terms: list) -> list:

@@ -46,6 +46,9 @@ class Scope:
     bindings: dict[str, tuple[Node, "Scope"]] = field(default_factory=dict)
     single_defs: dict[str, Node] = field(default_factory=dict)
     multi_defs: set[str] = field(default_factory=set)
+    # variables a field or element of which is assigned (`p.x = v`, `a[i].y += w`; a store
+    # through a pointer field, `p.data[i] = v`, writes memory, not the variable)
+    fields_assigned: set[str] = field(default_factory=set)
     # uses of multi_defs that one definition alone reaches: use node id -> its value
     reaching: dict[int, object] = field(default_factory=dict)
     # uses of multi_defs that one definition alone reaches: use node id -> that definition
@@ -257,8 +260,8 @@ def constructed_fields(program: Program, obj: Node | None, scope: Scope) -> dict
 
 def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> Scope:
     """Where a function's names resolve for the symbolic encoder, in one calling context."""
-    single, multi, init = _definitions(fn)
-    scope = Scope(analysis, bindings, single, multi)
+    single, multi, init, fields_assigned = _definitions(fn)
+    scope = Scope(analysis, bindings, single, multi, fields_assigned=fields_assigned)
     scope.inductions, scope.phases = _inductions(fn, init)
     scope.later_defs = {k: (value, None, end) for k, (value, end) in _top_level_assignments(fn, init).items()}
     defs = reaching_definitions(fn.params, analysis.cfg, analysis.cfg.reachable(), multi)
@@ -613,10 +616,12 @@ def whole_block_barriers(program: Program) -> tuple[frozenset[str], bool]:
     return frozenset(keys), bool(keys) and not others
 
 
-def _definitions(fn: Function) -> tuple[dict[str, Node], set[str]]:
-    """Locals assigned exactly once (at their declaration) and those assigned more often."""
+def _definitions(fn: Function) -> tuple[dict[str, Node], set[str], dict[str, Node], set[str]]:
+    """Locals assigned exactly once (at their declaration), those assigned more often, the
+    declarations' values, and the variables whose fields are assigned."""
     counts: dict[str, int] = {}
     init: dict[str, Node] = {}
+    fields_assigned: set[str] = set()
     for n in fn.body.walk():
         if n.kind == "VAR_DECL" and n.decl is not None:
             counts[n.decl.key] = counts.get(n.decl.key, 0) + 1
@@ -627,10 +632,12 @@ def _definitions(fn: Function) -> tuple[dict[str, Node], set[str]]:
             t = _strip(n.children[0])
             if t.kind == "DECL_REF_EXPR" and t.decl is not None:
                 counts[t.decl.key] = counts.get(t.decl.key, 0) + 2
+            _note_field_target(t, fields_assigned)
         elif n.kind == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--", "&") and n.children:
             t = _strip(n.children[0])
             if t.kind == "DECL_REF_EXPR" and t.decl is not None:
                 counts[t.decl.key] = counts.get(t.decl.key, 0) + 2
+            _note_field_target(t, fields_assigned)
         elif n.kind == "ASM_STMT":
             for operand, _ in asm_written_operands(n):  # `asm("..." : "+r"(v))` sets v
                 t = _strip(operand)
@@ -640,7 +647,20 @@ def _definitions(fn: Function) -> tuple[dict[str, Node], set[str]]:
         counts[p.key] = counts.get(p.key, 0) + 1
     single = {k: v for k, v in init.items() if counts.get(k) == 1}
     multi = {k for k, c in counts.items() if c > 1}
-    return single, multi, init
+    return single, multi, init, fields_assigned
+
+
+def _note_field_target(target: Node, fields_assigned: set[str]) -> None:
+    """Add the variable an assigned field or element belongs to (not through a pointer)."""
+    if target.kind not in ("MEMBER_REF_EXPR", "ARRAY_SUBSCRIPT_EXPR"):
+        return
+    while target.kind in ("MEMBER_REF_EXPR", "ARRAY_SUBSCRIPT_EXPR") and target.children:
+        inner = _strip(target.children[0])
+        if "*" in inner.type and "[" not in inner.type:
+            return  # a store through a pointer field writes memory, not the variable
+        target = inner
+    if target.kind == "DECL_REF_EXPR" and target.decl is not None:
+        fields_assigned.add(target.decl.key)
 
 
 @dataclass

@@ -1156,80 +1156,67 @@ def _iteration_name(function_key: str, loop) -> str:
     return f"iter:{function_key}:{loop}"
 
 
-def _constant_member(node: Node, scope: "Scope | None" = None) -> str | None:
-    """`c.a.b` of a `__constant__` struct variable c, named by its path; None otherwise. The
-    struct may be an element of a `__constant__` array (`cfg->a` of `cfg[1]`, `cfg[0].a`) and
-    reached through a pointer parameter bound to it in this call (`p->a` with p = cfg)."""
+def _member_base(node: Node, scope: "Scope | None", by_value: bool = False):
+    """(base, path, element, scope) of a field read `b.a.c` / `b->a` / `b[k].a`: the variable
+    it is a field of (followed through the parameters the calls bound, up to 4 levels), the
+    field names outermost first, the literal element index k (None without one) and the scope
+    the base is read in; None for anything else. With ``by_value``, not through a pointer."""
     path = []
     n = node
     while n.kind == "MEMBER_REF_EXPR" and n.children and n.spelling:
+        if by_value and "*" in _strip(n.children[0]).type:
+            return None  # through a pointer: memory the kernel may write
         path.append(n.spelling)
         n = _strip(n.children[0])
     element = None
-    if n.kind == "ARRAY_SUBSCRIPT_EXPR" and len(n.children) == 2 and isinstance(_strip(n.children[1]).value, int) \
-            and _strip(n.children[1]).kind == "INTEGER_LITERAL":
+    if not by_value and n.kind == "ARRAY_SUBSCRIPT_EXPR" and len(n.children) == 2 \
+            and _strip(n.children[1]).kind == "INTEGER_LITERAL" and isinstance(_strip(n.children[1]).value, int):
         element = _strip(n.children[1]).value
         n = _strip(n.children[0])
     for _ in range(4):
         bound = scope.bound(n) if scope is not None and n.kind == "DECL_REF_EXPR" else None
         if bound is None:
             break
-        n = _strip(bound[0])
-    if n.kind != "DECL_REF_EXPR" or n.decl is None or n.decl.storage != "constant" \
-            or not path or C.int_type(node.type) is None:
+        n, scope = _strip(bound[0]), bound[1]
+    if n.kind != "DECL_REF_EXPR" or n.decl is None or not path or C.int_type(node.type) is None:
         return None
-    if "[" in n.decl.type:
+    return n, path[::-1], element, scope
+
+
+def _constant_member(node: Node, scope: "Scope | None" = None) -> str | None:
+    """`c.a.b` of a `__constant__` struct variable c, named by its path; None otherwise. The
+    struct may be an element of a `__constant__` array (`cfg->a` of `cfg[1]`, `cfg[0].a`) and
+    reached through a pointer parameter bound to it in this call (`p->a` with p = cfg)."""
+    found = _member_base(node, scope)
+    if found is None or found[0].decl.storage != "constant":
+        return None
+    base, path, element, _ = found
+    if "[" in base.decl.type:
         # an array's element: `cfg->a` is its first, `cfg[k].a` its k-th
-        return ".".join([f"{n.decl.key}[{element or 0}]"] + path[::-1])
+        return ".".join([f"{base.decl.key}[{element or 0}]"] + path)
     if element is not None:
         return None
-    return ".".join([n.decl.key] + path[::-1])
+    return ".".join([base.decl.key] + path)
 
 
 def _parameter_member(node: Node, scope: "Scope") -> tuple[str, tuple[str, str]] | None:
     """`p.a.b` of a struct parameter p passed by value (also through parameters of the calls
-    that bound it), when the function never assigns p or its fields: its name, and (p's type,
+    that bound it), when its function never assigns p or its fields: its name, and (p's type,
     the field path `a.b`); None otherwise."""
-    path = []
-    n = node
-    while n.kind == "MEMBER_REF_EXPR" and n.children and n.spelling:
-        if "*" in _strip(n.children[0]).type:
-            return None  # through a pointer: memory the kernel may write
-        path.append(n.spelling)
-        n = _strip(n.children[0])
-    for _ in range(4):
-        bound = scope.bound(n) if n.kind == "DECL_REF_EXPR" else None
-        if bound is None:
-            break
-        n = _strip(bound[0])
-    if n.kind != "DECL_REF_EXPR" or n.decl is None or n.decl.storage != "param" or not path \
-            or "*" in n.decl.type or "&" in n.decl.type or C.int_type(node.type) is None \
-            or n.decl.key in scope.multi_defs or _member_assigned(scope.analysis.function.body, n.decl.key):
+    found = _member_base(node, scope, by_value=True)
+    if found is None:
         return None
-    field_path = ".".join(path[::-1])
-    return f"{n.decl.key}.{field_path}", (_plain_type(n.decl.type), field_path)
+    base, path, _, base_scope = found
+    key, spelling = base.decl.key, base.decl.type
+    if base.decl.storage != "param" or "*" in spelling or "&" in spelling \
+            or key in base_scope.multi_defs or key in base_scope.fields_assigned:
+        return None
+    field_path = ".".join(path)
+    return f"{key}.{field_path}", (_plain_type(spelling), field_path)
 
 
 def _plain_type(spelling: str) -> str:
     return " ".join(w for w in spelling.split() if w not in ("const", "volatile"))
-
-
-def _member_assigned(body: Node | None, key: str) -> bool:
-    """Is a field of the variable assigned (or its address taken) in the body?"""
-    if body is None:
-        return False
-    for n in body.walk():
-        if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR", "UNARY_OPERATOR") and n.children and \
-                (n.op in ASSIGN_OPS or n.op in COMPOUND_ASSIGN_OPS or n.op in ("++", "--", "post++", "post--", "&")):
-            target = _strip(n.children[0])
-            while target.kind in ("MEMBER_REF_EXPR", "ARRAY_SUBSCRIPT_EXPR") and target.children:
-                inner = _strip(target.children[0])
-                if "*" in inner.type and "[" not in inner.type:
-                    break  # a store through a pointer field writes memory, not the struct
-                target = inner
-            if target.kind == "DECL_REF_EXPR" and target.decl is not None and target.decl.key == key:
-                return True
-    return False
 
 
 def _is_load(n: Node) -> bool:
@@ -1701,13 +1688,13 @@ def _divides_by_unknown(z3, term) -> bool:
         if not z3.is_app(t) or t.get_id() in seen:
             continue
         seen.add(t.get_id())
-        if t.decl().kind() in _DIVISIONS(z3) and not z3.is_bv_value(t.arg(1)):
+        if t.decl().kind() in _division_kinds(z3) and not z3.is_bv_value(t.arg(1)):
             return True
         todo.extend(t.children())
     return False
 
 
-def _DIVISIONS(z3) -> tuple:
+def _division_kinds(z3) -> tuple:
     return (z3.Z3_OP_BUDIV, z3.Z3_OP_BSDIV, z3.Z3_OP_BUREM, z3.Z3_OP_BSREM, z3.Z3_OP_BSMOD,
             z3.Z3_OP_BUDIV_I, z3.Z3_OP_BSDIV_I, z3.Z3_OP_BUREM_I, z3.Z3_OP_BSREM_I, z3.Z3_OP_BSMOD_I)
 

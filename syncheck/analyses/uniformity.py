@@ -19,7 +19,6 @@ from dataclasses import dataclass, field, replace
 from syncheck.analyses import c_semantics as C
 from syncheck.analyses import per_thread as PT
 from syncheck.analyses import primitives as P
-from syncheck.analyses.async_ops import asm_warp_collective
 from syncheck.analyses.control_dependence import control_dependences
 from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level, join_all, run_level
 from syncheck.analyses.launch_shapes import LaunchShapes, ProjectLaunchShapes
@@ -1351,13 +1350,11 @@ class _FunctionAnalyzer:
         if prim is not None and self.recording:
             self.result.sites.append(Site(node, prim, None, list(node.children), [],
                                           self.block_ctrls + tuple(self.guards), self.fn))
-        warp_sync = asm_warp_collective(node) if prim is None and "sync" in node.spelling else None
+        warp_sync = P.classify_asm_warp(node) if prim is None else None
         if warp_sync is not None and self.recording:
             # a warp intrinsic written in PTX: judged as the intrinsic, its mask operand first
-            opcode, mask, value = warp_sync
-            args = [mask] + ([value] if value is not None else [])
+            site_prim, args = warp_sync
             by_node = {id(c): v for c, v in zip(node.children, values)}
-            site_prim = P.Primitive(f"'{opcode}'", P.WARP_COLLECTIVE, "warp", 32, mask_arg=0, result=Level.THREAD)
             self.result.sites.append(Site(node, site_prim, None, args, [by_node[id(a)] for a in args],
                                           self.block_ctrls + tuple(self.guards), self.fn))
         return UNIFORM

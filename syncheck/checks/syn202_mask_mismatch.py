@@ -89,7 +89,7 @@ class MaskMismatch(Check):
             node, value = mask
             if value.from_activemask:
                 continue
-            shifted = mask_is_exchanged_data(site)
+            shifted = mask_is_exchanged_data(ctx, site)
             if shifted is not None:
                 reported.add(site.node.id)
                 yield self._shifted_arguments(ctx, site, node, shifted)

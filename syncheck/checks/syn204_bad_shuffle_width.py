@@ -34,7 +34,7 @@ class BadShuffleWidth(Check):
 
     def _check(self, ctx: CheckContext, site, prim):
         if prim.category == P.WARP_COLLECTIVE and prim.name in _SHUFFLES:
-            if mask_is_exchanged_data(site) is not None:
+            if mask_is_exchanged_data(ctx, site) is not None:
                 return None  # arguments shifted by one: SYN202 tells the cause
             what = _SHUFFLES[prim.name]
             width = 32

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from syncheck.analyses.preconditions import assigned_variables
 from syncheck.checks.base import Check, CheckContext
 from syncheck.checks.warp_sites import explicit_mask
 from syncheck.diagnostics import Severity
@@ -18,10 +19,7 @@ def _broadcast_from_own_leader(site, mask: Node) -> bool:
         return False
     initializers = {n.decl.key: n.children[-1] for n in site.function.body.walk()
                     if n.kind == "VAR_DECL" and n.decl is not None and n.children}
-    assigned = {strip_wrappers(n.children[0]).decl.key for n in site.function.body.walk()
-                if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op and n.op.endswith("=")
-                and n.op not in ("==", "!=", "<=", ">=") and n.children
-                and strip_wrappers(n.children[0]).kind == "DECL_REF_EXPR" and strip_wrappers(n.children[0]).decl}
+    assigned = assigned_variables(site.function)
     if mask.decl.key in assigned:
         return False
     todo, seen = [site.args[2]], set()

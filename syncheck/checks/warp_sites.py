@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+from syncheck.analyses import c_semantics as C
 from syncheck.analyses import primitives as P
 from syncheck.analyses.levels import Level
 from syncheck.analyses.uniformity import Site
 from syncheck.ir.calls import is_default_argument
 from syncheck.ir.nodes import Node, strip_wrappers, structural_key
-
-_FLOATING_WORDS = ("float", "double", "half", "bfloat")
 
 
 def explicit_mask(site: Site):
@@ -21,19 +20,27 @@ def explicit_mask(site: Site):
     return site.args[prim.mask_arg], site.arg_values[prim.mask_arg]
 
 
-def mask_is_exchanged_data(site: Site) -> str | None:
+def mask_is_exchanged_data(ctx, site: Site) -> str | None:
     """How the mask of a shuffle is the data it exchanges, the sign of arguments shifted by
     one (a pre-CUDA 9 `__shfl_down(var, delta, width)` renamed to `_sync` with no mask added:
     var becomes the mask, delta the value, width the offset): a floating-point value, or the
     variable the call's result is stored back to (`a.x = __shfl_down_sync(a.x, d, w)`), or,
     varying between lanes, the value exchanged itself (`shfl.sync.up.b32 r|p, %1, %2, %3, %1;`
-    in inline PTX). None otherwise."""
+    in inline PTX). None otherwise. Asked by SYN202 and SYN204 of every shuffle: found once
+    per call site (``ctx.memo``)."""
+    cache = ctx.memo.setdefault("mask is exchanged data", {})
+    if site.node.id not in cache:
+        cache[site.node.id] = _mask_is_exchanged_data(site)
+    return cache[site.node.id]
+
+
+def _mask_is_exchanged_data(site: Site) -> str | None:
     mask = explicit_mask(site)
     shuffle = site.prim is not None and (site.prim.name in SHUFFLE_NAMES or site.prim.name.startswith("'shfl"))
     if mask is None or not shuffle or isinstance(mask[1].const, int):
         return None
     node = strip_wrappers(mask[0], ("UNEXPOSED_EXPR", "PAREN_EXPR"))
-    if any(word in node.type.split("::")[-1].lower() for word in _FLOATING_WORDS) and "*" not in node.type:
+    if C.is_floating(node.type):
         return "a floating-point value"
     value = site.args[1] if len(site.args) > 1 else None
     if value is not None and mask[1].level > Level.WARP and \
