@@ -44,3 +44,15 @@ def test_every_rule_has_buggy_and_fixed_fixtures():
         clean = [u for u in units if not expected_for_unit(u)]
         assert buggy, f"{check.code} has no buggy fixture in fixtures/{check.code}"
         assert clean, f"{check.code} has no fixed fixture in fixtures/{check.code}"
+
+
+def test_race_through_a_skipped_barrier_is_a_note_of_its_finding():
+    """A race that exists only because part of the block skips a barrier is the divergent
+    barrier's bug: no SYN401 of its own, a note of the SYN101 finding instead."""
+    path = FIXTURES / "SYN101" / "bad_calls_templates_lambdas.cu"
+    report = analyze_paths([str(path)], Settings())
+    assert not [f for f in report.findings if f.code == "SYN401"]
+    by_line = {f.line: f for f in report.findings if f.code == "SYN101"}
+    for barrier_line, race_line in ((19, 14), (27, 28)):
+        notes = [n for n in by_line[barrier_line].notes if "skip this barrier" in n.message]
+        assert [n.line for n in notes] == [race_line], [n.message for n in by_line[barrier_line].notes]

@@ -38,6 +38,10 @@ class Race:
     other_members: list["Race"] = field(default_factory=list)
     # the access the races told with this one share: the finding is reported there
     anchor: Access | None = None
+    # Branches (condition node ids) the two threads must decide differently for the accesses
+    # to meet in one interval, when a barrier lies between them on every path otherwise:
+    # such a race exists only through a barrier those branches let part of the block skip.
+    parted_at: tuple[int, ...] = ()
 
 
 def _next_iteration(ka: KernelAccesses, loop) -> NextIteration:
@@ -300,6 +304,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                     continue
                 verdict = None
                 last = (block_concurrent.last_iterations(a, b), block_concurrent.last_iterations(b, a))
+                parted = block_concurrent.partings(a, b)
                 for iteration in block_concurrent.iterations(a, b):
                     if iteration[0] == "same":
                         fast = _never_the_same_element(ka, a, b)
@@ -307,7 +312,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                             count_decision(f"fast: {fast}")
                             continue
                     verdict = _check_pair(ka, a, b, iteration=iteration, last=last, example_if_intra=False,
-                                          parted=block_concurrent.partings(a, b))
+                                          parted=parted)
                     if verdict is not None:
                         break
                 if verdict == UNDECIDED:
@@ -345,7 +350,11 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                 shape, source = assumed_shape(ka)
                 if source == SMALLEST_SHAPE:
                     shape = found_shape
-                races[(b.array, b.node.line)] = Race(a, b, intra_only, example, shape, source)
+                branches = [ka.cfg.blocks[d[0]].branch for d in parted or ()]
+                parted_at = tuple(c.id for c in branches) \
+                    if branches and not intra_only and None not in branches else ()
+                races[(b.array, b.node.line)] = Race(a, b, intra_only, example, shape, source,
+                                                     parted_at=parted_at)
     grouped = _one_per_fill(ka, _one_per_store(ka, _one_per_access(list(races.values()))))
     return RaceResult(_one_per_struct(ka, grouped), undecided)
 

@@ -1074,6 +1074,9 @@ class KernelAccesses:
             return None
         if base.kind == "CALL_EXPR" and P.classify(base) is None:
             return self._returned_pointer(base, scope)
+        if base.kind == "UNARY_OPERATOR" and base.op == "*" and base.children and "*" not in base.type:
+            # the object a pointer points at, bound to a reference (`S& s = *(S*)smem;`)
+            return self._pointer_target(base.children[0], scope)
         field = self._field_binding(base, scope)
         if field is not None:
             return self._pointer_target(*field)
@@ -1571,7 +1574,7 @@ class KernelAccesses:
         # shared memory the callee (or a callee of its) declares or names itself
         touches_shared = self._names_shared(callee, set())
         if callee.is_lambda:
-            captured = _captured_references(callee)
+            captured = _captured_references(callee, self.program.resolve_call)
             bindings.update((key, (ref, scope)) for key, ref in captured.items())
             touches_shared = touches_shared or any(self._shared_base(r, scope) is not None
                                                    for r in captured.values())
@@ -1657,9 +1660,11 @@ def _carve_start(init: Node):
     return base.decl, n.children[1]
 
 
-def _captured_references(lambda_fn: Function) -> dict[str, Node]:
-    """The enclosing function's locals and parameters a lambda's body names (its captures):
-    key -> one reference, to be read in the caller's scope."""
+def _captured_references(lambda_fn: Function, resolve, seen: frozenset = frozenset()) -> dict[str, Node]:
+    """The enclosing function's locals and parameters a lambda's body names (its captures),
+    and those of the lambdas it calls (`[&]` lambdas of one function calling each other
+    reach its locals through the callee's captures): key -> one reference, to be read in the
+    caller's scope."""
     own = {p.key for p in lambda_fn.params}
     own.update(n.decl.key for n in lambda_fn.body.walk() if n.kind == "VAR_DECL" and n.decl is not None)
     out: dict[str, Node] = {}
@@ -1667,6 +1672,13 @@ def _captured_references(lambda_fn: Function) -> dict[str, Node]:
         if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage in ("local", "param") \
                 and n.decl.key not in own:
             out.setdefault(n.decl.key, n)
+        elif n.kind == "CALL_EXPR" and n.decl is not None:
+            inner = resolve(n.decl)
+            if inner is not None and inner.is_lambda and inner.body is not None \
+                    and inner.key != lambda_fn.key and inner.key not in seen:
+                for key, ref in _captured_references(inner, resolve, seen | {lambda_fn.key}).items():
+                    if key not in own:
+                        out.setdefault(key, ref)
     return out
 
 

@@ -626,7 +626,8 @@ class _FunctionAnalyzer:
     def eval(self, node: Node) -> Value:
         method = getattr(self, "_e_" + node.kind, None)
         value = method(node) if method is not None else self._e_default(node)
-        if "*" in node.type and not value.block_shared and self._into_shared(node):
+        # An array operand decays to a pointer (the IR keeps no implicit casts): `int *p = smem;`
+        if ("*" in node.type or "[" in node.type) and not value.block_shared and self._into_shared(node):
             value = replace(value, block_shared=True)
         return self.record(node, value)
 
@@ -652,6 +653,8 @@ class _FunctionAnalyzer:
             return any("*" in c.type and self._into_shared(c) for c in n.children)
         if kind == "CONDITIONAL_OPERATOR" and len(n.children) == 3:
             return self._into_shared(n.children[1]) and self._into_shared(n.children[2])
+        if kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR") and "[" in n.type:
+            return self._lvalue_in_shared(n)  # a row of a shared 2-D array, an array field
         return False
 
     def _lvalue_in_shared(self, node: Node) -> bool:

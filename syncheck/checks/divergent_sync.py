@@ -94,12 +94,16 @@ class PartialReachCheck(Check):
         """Is this partial reach this rule's to report? (SYN101 and SYN104 share reaches.)"""
         return True
 
+    def consequence_notes(self, ctx: CheckContext, reach: PartialReach) -> list[Note]:
+        """Notes on what else the partial reach causes (told here, not as findings of their own)."""
+        return []
+
     # Finer-scope rules (tile, warp) leave a decision to the block-barrier rule when it
     # already makes a block barrier partial: one bug, one finding.
     defers_to_block_barriers: bool = False
 
     def run(self, ctx: CheckContext):
-        taken = _block_barrier_causes(ctx) if self.defers_to_block_barriers else set()
+        taken = block_barrier_causes(ctx) if self.defers_to_block_barriers else set()
         reaches = sorted((r for r in partial_reaches(ctx.uniformity, self.allowed)
                           if r.anchor_function.reported and self.accepts(ctx, r)),
                          key=lambda r: (r.anchor.line, r.anchor.col, r.site.node.line))
@@ -118,7 +122,7 @@ class PartialReachCheck(Check):
             else:
                 kept.append(reach)
         for reach in kept:
-            notes = cause_notes(ctx, reach)
+            notes = cause_notes(ctx, reach) + self.consequence_notes(ctx, reach)
             for other in merged.get(id(reach), ()):
                 notes.append(ctx.note(other.anchor, f"the same decision also lets part of the group "
                                                     f"skip {subject(other).rstrip(',')} here"))
@@ -190,13 +194,29 @@ def _cause_key(reach: PartialReach) -> tuple:
     return reach.anchor_function.key, cause.cond.id
 
 
-def _block_barrier_causes(ctx: CheckContext) -> set[tuple]:
+def block_barrier_causes(ctx: CheckContext) -> set[tuple]:
     """Decisions that make a block barrier partial and that SYN101 reports: a warp-level
     finding under the same decision is the same bug. A barrier skipped only by threads that
     left the kernel, with no stale read after it (SYN104, opt-in, defined behaviour), takes
     nothing: a full-mask warp collective after such an exit still reads lanes that left."""
-    from syncheck.analyses import primitives as P
-    from syncheck.checks.shared_races import stale_read
-    block = lambda site: Level.BLOCK if site.prim.category == P.BLOCK_BARRIER else None
-    return {_cause_key(r) for r in partial_reaches(ctx.uniformity, block)
-            if r.anchor_function.reported and not (exits_kernel_only(r) and stale_read(ctx, r) is None)}
+    return {_cause_key(r) for r in reported_block_barrier_reaches(ctx)}
+
+
+def reported_block_barrier_reaches(ctx: CheckContext) -> list[PartialReach]:
+    """The partial reaches of block barriers that SYN101 reports, found once per file."""
+    cached = ctx.memo.get("reported block barrier reaches")
+    if cached is None:
+        from syncheck.analyses import primitives as P
+        from syncheck.checks.shared_races import stale_read
+        block = lambda site: Level.BLOCK if site.prim.category == P.BLOCK_BARRIER else None
+        cached = [r for r in partial_reaches(ctx.uniformity, block)
+                  if r.anchor_function.reported and not (exits_kernel_only(r) and stale_read(ctx, r) is None)]
+        ctx.memo["reported block barrier reaches"] = cached
+    return cached
+
+
+def barrier_skipping_decisions(ctx: CheckContext) -> set[tuple]:
+    """(function key, condition node id) of every decision that lets part of a block skip a
+    barrier SYN101 reports (each cause, not only the primary one)."""
+    return {(r.anchor_function.key, c.cond.id) for r in reported_block_barrier_reaches(ctx)
+            for c in r.causes if c.cond is not None}

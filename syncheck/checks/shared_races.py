@@ -105,3 +105,21 @@ def member_notes(ctx: CheckContext, race: Race) -> list:
                                       f"{access_text(ctx, a)} (line {a.line}) and {access_text(ctx, b)} "
                                       f"(line {b.line})"))
     return notes
+
+
+def follows_skipped_barrier(race: Race, kernel, decisions: set[tuple]) -> bool:
+    """Is the race (with every race told with it) there only because threads part at
+    decisions that let part of the block skip a barrier SYN101 reports? Then it is that
+    barrier's bug, told with its finding: the race goes once the barrier is reached by all."""
+    members = [race] + race.other_members
+    return all(r.parted_at and all((kernel.key, c) in decisions for c in r.parted_at) for r in members)
+
+
+def races_through_skipped_barrier(ctx: CheckContext, reach, decisions: set[tuple]):
+    """The races that follows_skipped_barrier gives to the barrier of ``reach``."""
+    mine = {c.cond.id for c in reach.causes if c.cond is not None}
+    for kernel, race in kernel_races(ctx):
+        if kernel.key == reach.anchor_function.key and follows_skipped_barrier(race, kernel, decisions) \
+                and mine.intersection(race.parted_at):
+            yield race
+

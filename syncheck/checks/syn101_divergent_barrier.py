@@ -11,8 +11,9 @@ from syncheck.analyses import primitives as P
 from syncheck.analyses.levels import Level
 from syncheck.checks.fix_points import control_level, delete_statement, indent_of, statement_end
 from syncheck.diagnostics import UNSAFE, Edit, Fix
-from syncheck.checks.divergent_sync import PartialReachCheck, describe_cause, exits_kernel_only, subject
-from syncheck.checks.shared_races import stale_read
+from syncheck.checks.divergent_sync import (PartialReachCheck, barrier_skipping_decisions, describe_cause,
+                                           exits_kernel_only, subject)
+from syncheck.checks.shared_races import access_text, ordered, races_through_skipped_barrier, stale_read
 
 
 class DivergentBarrier(PartialReachCheck):
@@ -34,6 +35,20 @@ class DivergentBarrier(PartialReachCheck):
         return (f"{subject(reach)} may be reached by only part of the block: "
                 f"{describe_cause(ctx, reach)}; every thread of the block must reach "
                 f"the same barrier")
+
+    def consequence_notes(self, ctx, reach):
+        # Races that exist only because threads skip this barrier: fixing it removes them.
+        if exits_kernel_only(reach):
+            return []
+        notes = []
+        for race in races_through_skipped_barrier(ctx, reach, barrier_skipping_decisions(ctx)):
+            for r in [race] + race.other_members:
+                first, second = ordered(r)
+                notes.append(ctx.note(second.node, (
+                    f"threads that skip this barrier are not held back by it: one may "
+                    f"{_verb_phrase(access_text(ctx, first))} (line {first.line}) while another "
+                    f"{access_text(ctx, second)} (line {second.line}), on shared '{second.name}'")))
+        return notes
 
     @staticmethod
     def _explain_stale(ctx, reach, stale):
@@ -73,3 +88,11 @@ class DivergentBarrier(PartialReachCheck):
             delete_statement(ctx, reach.anchor),
             Edit(ctx.path, end_line, end_col, end_line, end_col,
                  f"\n{indent_of(ctx, stmt.line)}{call};")])
+
+
+def _verb_phrase(text: str) -> str:
+    """'writes s[i]' -> 'write s[i]' (after 'may')."""
+    verb, _, rest = text.partition(" ")
+    base = {"writes": "write", "reads": "read", "updates": "update", "calls": "call"}.get(verb, verb)
+    return f"{base} {rest}"
+

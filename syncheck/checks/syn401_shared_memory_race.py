@@ -12,7 +12,9 @@ from syncheck.checks.base import Check, CheckContext
 from syncheck.analyses.levels import Level
 from syncheck.checks.fix_points import control_level, function_of, insert_before, statement_path
 from syncheck.diagnostics import UNSAFE, Fix
-from syncheck.checks.shared_races import access_text, by_line, kernel_races, member_notes, ordered, shape_note, thread_name
+from syncheck.checks.divergent_sync import barrier_skipping_decisions
+from syncheck.checks.shared_races import (access_text, by_line, follows_skipped_barrier, kernel_races,
+                                          member_notes, ordered, shape_note, thread_name)
 
 
 class SharedMemoryRace(Check):
@@ -20,9 +22,14 @@ class SharedMemoryRace(Check):
     name = "shared-memory-race"
 
     def run(self, ctx: CheckContext):
+        skipping = None
         for kernel, race in kernel_races(ctx):
             if race.intra_warp_only:
                 continue  # SYN402
+            if race.parted_at:
+                skipping = barrier_skipping_decisions(ctx) if skipping is None else skipping
+                if follows_skipped_barrier(race, kernel, skipping):
+                    continue  # a note of the SYN101 finding on that barrier
             first, second = ordered(race)
             three_d = bool(race.threads) and any(t[1] or t[2] for t in race.threads)
             example = ""

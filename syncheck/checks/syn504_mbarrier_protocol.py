@@ -170,6 +170,9 @@ class MbarrierProtocol(Check):
             if ev.kind != A.MBAR_WAIT or ev.parity_node is None and ev.parity is None:
                 continue
             loops = [l for l in loops_enclosing(fn.body, s.node) if not _is_spin(l, s.node)]
+            # A loop whose iterations wait on different barriers (`bars[i]->wait(p)` in a
+            # loop over i) waits on each once: the parity must change in a loop further out.
+            loops = [l for l in loops if ev.mbar is None or not _names_any(ev.mbar, _assigned_in(l, s.node))]
             if not loops:
                 continue
             loop = loops[-1]
@@ -184,9 +187,7 @@ class MbarrierProtocol(Check):
             if not rearmed:
                 continue
             pn = ev.parity_node
-            assigned = _assigned_in(loop, s.node)
-            if pn is not None and any(n.kind == "DECL_REF_EXPR" and n.decl is not None and
-                                      n.decl.key in assigned for n in pn.walk()):
+            if pn is not None and _names_any(pn, _assigned_in(loop, s.node)):
                 continue
             shown = str(ev.parity) if ev.parity is not None else f"'{ctx.text(pn)}'"
             out.append(ctx.finding(self, s.node, (
@@ -205,6 +206,10 @@ def _is_spin(loop, node) -> bool:
     small_body = body is None or (body.kind == "COMPOUND_STMT" and len(body.children) <= 1) or \
         (body.start <= node.start and node.end <= body.end and body.kind != "COMPOUND_STMT")
     return in_cond or (small_body and body is not None and body.start <= node.start <= body.end)
+
+
+def _names_any(node, keys: set[str]) -> bool:
+    return any(n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.key in keys for n in node.walk())
 
 
 def _assigned_in(loop, skip) -> set[str]:

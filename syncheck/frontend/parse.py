@@ -24,6 +24,7 @@ import clang.cindex as ci
 
 from syncheck.frontend import include_prefix, precompiled, system_prefix
 from syncheck.frontend.asm_escapes import with_ptx_names_escaped
+from syncheck.frontend.attribute_order import with_alignas_first
 from syncheck.frontend.launch_spacing import with_launches_joined
 from syncheck.frontend.clang_api import KEEP_GOING
 from syncheck.include_policy import allowed_by_current, current_guard, guarded_parse, GuardedIndex
@@ -212,7 +213,7 @@ def parse_source(path: str, source: bytes, options: ParseOptions,
     reparsed on the next call for path.
     """
     parent = os.path.dirname(os.path.abspath(path))
-    text = with_instantiation_references(with_launches_joined(with_ptx_names_escaped(source.decode("utf-8"))))
+    text = with_instantiation_references(_as_nvcc_reads(source.decode("utf-8")))
     if real is None:
         args = options.clang_args()
         if use_pch and not reuse:
@@ -401,12 +402,18 @@ def _with_references(text: str) -> tuple[str, list[tuple[int, int, int]]]:
     return "".join(pieces), spans
 
 
+def _as_nvcc_reads(text: str) -> str:
+    """The source with the spellings nvcc accepts and clang does not rewritten in place
+    (same length: every line, column and byte offset stays)."""
+    return with_alignas_first(with_launches_joined(with_ptx_names_escaped(text)))
+
+
 def _added_spans(source: bytes) -> list[tuple[int, int, int]]:
     """(line, first byte column, last byte column) of each reference that
     with_instantiation_references adds to this source."""
     if b"template" not in source:
         return []
-    return _with_references(with_launches_joined(with_ptx_names_escaped(source.decode("utf-8", "replace"))))[1]
+    return _with_references(_as_nvcc_reads(source.decode("utf-8", "replace")))[1]
 
 
 def _self_inclusion(diag: ci.Diagnostic) -> bool:
