@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ctypes
+import contextlib
 import fnmatch
 import functools
+import gc
 import os
 import re
 import stat
@@ -280,7 +282,30 @@ def _analyze_source(path: str, source: bytes, settings: Settings) -> FileResult:
             path, f"internal error while analyzing ({type(e).__name__}: {e}); please report it")])
 
 
+@contextlib.contextmanager
+def _collections_only_by_reference_counts():
+    """No cyclic garbage collection while one file is analyzed (it runs once before). z3
+    gives the id of a term it freed to the next term made, and the ids order the operands
+    its preprocessing rewrites: when the collector frees terms at a point that depends on
+    what the process allocated before (other files, another -j), a query under the solver's
+    budget could be decided in one run and not in another. Freed by reference counts alone,
+    terms go at the same points every run."""
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileResult:
+    with _collections_only_by_reference_counts():
+        return _analyze_cuda_source(path, source, settings)
+
+
+def _analyze_cuda_source(path: str, source: bytes, settings: Settings) -> FileResult:
     # The solver's answers under a resource budget depend on what its context saw before:
     # each file starts from a fresh one, so results do not depend on -j or on file order.
     fresh_solver_context()

@@ -28,3 +28,25 @@ def test_json_output_is_identical_across_runs_and_jobs_under_load():
             hog.wait()
     assert outputs[0].startswith(b"{") and b'"findings"' in outputs[0]
     assert all(out == outputs[0] for out in outputs), "output changed between runs"
+
+
+def test_no_cyclic_collection_while_a_file_is_analyzed(monkeypatch):
+    """z3 gives a freed term's id to the next term, and the ids order its rewriting: terms
+    freed by the cyclic collector, at points that depend on what the process did before,
+    made a query at the edge of the solver's budget decided in one run and not in another
+    (the same file alone or after another one in a -j 1 worker). Inside an analysis only
+    reference counts free them; the collector is on again afterwards."""
+    import gc
+
+    import syncheck.engine as engine
+    seen = []
+    real = engine.fresh_solver_context
+
+    def recording():
+        seen.append(gc.isenabled())
+        real()
+    monkeypatch.setattr(engine, "fresh_solver_context", recording)
+    was = gc.isenabled()
+    engine.analyze_file(str(ROOT / "fixtures" / "SYN401" / "bad_races.cu"), engine.Settings())
+    assert seen == [False]
+    assert gc.isenabled() == was

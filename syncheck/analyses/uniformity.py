@@ -494,7 +494,8 @@ class _FunctionAnalyzer:
                     stored = {k for k in self.region_stores.get(a, ()) if _pointer_of(k) not in assigned
                               and not (pe.get(_pointer_of(k)) is not None and pe[_pointer_of(k)].block_shared)}
                     elements = {k for k in pe if k in self.elements and self.elements[k][0] in assigned}
-                    for k in assigned | stored | elements:
+                    fields = {k for k in pe if _FIELD_OF in k and k.split(_FIELD_OF, 1)[0] in assigned}
+                    for k in assigned | stored | elements | fields:
                         v = pe.get(k)
                         if v is None and k != _pointer_of(k):
                             v = UNIFORM  # a field of the pointee: what the threads stored in it
@@ -506,6 +507,13 @@ class _FunctionAnalyzer:
             for k, v in pe.items():
                 old = env.get(k)
                 env[k] = v if old is None else old.join(v)
+        # A field a path did not store has, on that path, the value of the whole variable.
+        for k in [k for k in env if _FIELD_OF in k]:
+            owner = k.split(_FIELD_OF, 1)[0]
+            for p in self.cfg.blocks[b].preds:
+                pe = outs.get(p)
+                if pe is not None and k not in pe:
+                    env[k] = env[k].join(pe.get(owner, UNIFORM))
         # An element's own value holds only where every path stored it.
         for k in [k for k in env if k in self.elements]:
             if any(outs.get(p) is not None and k not in outs[p] for p in self.cfg.blocks[b].preds):
@@ -761,6 +769,9 @@ class _FunctionAnalyzer:
             self.env.pop(element, None)
         for stored in [k for k in self.env if k.startswith(key + "->")]:
             del self.env[stored]
+        if strong:
+            for field_key in [k for k in self.env if k.startswith(key + _FIELD_OF)]:
+                del self.env[field_key]  # the whole variable assigned: its fields with it
 
     def _e_RETURN_STMT(self, node):
         values = [self.eval(c) for c in node.children]
@@ -843,6 +854,9 @@ class _FunctionAnalyzer:
             # (set elsewhere) assumed uniform as before.
             return self.env.get(own, UNIFORM)
         value = self._e_default(node)
+        field_key = _value_field_key(node)
+        if field_key is not None and field_key in self.env:
+            return self.env[field_key]  # `s.count` of a struct variable: what was stored there
         stored = self.env.get(_pointee_field_key(node) or "")
         # `p->done` read back: what threads stored in that field of the pointee
         return value if stored is None else value.join(stored)
@@ -975,9 +989,19 @@ class _FunctionAnalyzer:
         if var is not None:
             name = t.spelling or "array"
             element = self._element(t)
+            field_key = _value_field_key(t)
+            earlier = self.env.get(field_key, self.env.get(var)) if field_key is not None else None
             self._define(var, name, t.line, value.join(Value(addr.level, origin=addr.origin)), strong=False)
             if element is not None:
                 self.env[element] = value.join(Value(addr.level, origin=addr.origin))
+            if field_key is not None:
+                # that field alone holds the value stored (the variable as a whole joins it)
+                if compound and earlier is not None:
+                    value = replace(earlier.join(value), const=None, lane_linear=False, aligned=False,
+                                    per_thread=None)
+                if value.level > Level.UNIFORM and value.origin is not None:
+                    value = replace(value, origin=value.origin.through(f"'{name}'", t.line))
+                self.env[field_key] = value
         elif mem == "param" or mem == "pointer":
             level, _ = self.ctrl_level()
             self.out_level = max(self.out_level, value.level, level)
@@ -1227,6 +1251,12 @@ class _FunctionAnalyzer:
             sub = self.service.analyze(callee, params, shape=self.shape, outer_env=outer,
                                        template_values=template_values, object_in_shared=on_shared)
             self._taint_out_args(args, Value(sub.out_level), callee)
+            owner = _value_owner(obj_node) if obj_node is not None and not callee.is_lambda else None
+            if owner is not None:
+                for own_key, stored in sub.field_values.items():
+                    field_key = owner + _FIELD_OF + own_key[len("this::"):]
+                    if field_key in self.env:
+                        self.env[field_key] = self.env[field_key].join(stored)
             if obj is not None and sub.out_level > Level.UNIFORM and node.children[0].children \
                     and not callee.is_lambda and not on_shared:
                 # A method that stores thread-dependent values in its object's fields.
@@ -1535,6 +1565,32 @@ def _pointee_field_key(node: Node) -> str | None:
     if base.kind != "DECL_REF_EXPR" or base.decl is None or base.decl.storage not in ("local", "param"):
         return None
     return f"{base.decl.key}->{node.decl.key}"
+
+
+# Separates a struct variable's key from its field's in the key of that field's value.
+_FIELD_OF = "|field|"
+
+
+def _value_owner(node: Node) -> str | None:
+    """The key of the local or parameter struct variable (or reference) ``node`` names."""
+    while node.kind in _CASTS and node.children:
+        node = node.children[-1]
+    if node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.storage in ("local", "param") \
+            and "*" not in node.decl.type and "[" not in node.decl.type:
+        return node.decl.key
+    return None
+
+
+def _value_field_key(node: Node) -> str | None:
+    """The environment key of `s.field` for a struct variable (or reference) s and a scalar
+    field: its own value, so that a field set from the clock does not make the others vary."""
+    while node.kind in _CASTS and node.children:
+        node = node.children[-1]
+    if node.kind != "MEMBER_REF_EXPR" or not node.children or node.decl is None \
+            or node.decl.storage != "field" or "[" in node.type or _through_pointer(node):
+        return None
+    owner = _value_owner(node.children[0])
+    return None if owner is None else owner + _FIELD_OF + node.decl.key
 
 
 def _pointer_of(key: str) -> str:

@@ -30,6 +30,9 @@ from syncheck.frontend.clang_api import KEEP_GOING
 from syncheck.include_policy import allowed_by_current, current_guard, guarded_parse, GuardedIndex
 from syncheck.frontend.cuda_headers import MODEL_DIR, STANDINS_DIR, RealHeaders
 
+# Included first in parses with the real headers: CCCL's PTX ISA as nvcc 12.8+ sets it.
+CCCL_PTX_ISA = "syncheck_cccl_ptx_isa.h"
+
 FALLBACK_INCLUDE_DIR = Path(__file__).parent / "fallback_include"
 
 
@@ -86,7 +89,7 @@ class ParseOptions:
         for d in self.defines:
             args.append(f"-D{d}")
         args += list(self.extra_args)
-        args += ["-idirafter", str(STANDINS_DIR)]
+        args += ["-idirafter", str(STANDINS_DIR), "-include", str(STANDINS_DIR / CCCL_PTX_ISA)]
         return args
 
     def _arch(self) -> str:
