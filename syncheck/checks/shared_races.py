@@ -122,4 +122,3 @@ def races_through_skipped_barrier(ctx: CheckContext, reach, decisions: set[tuple
         if kernel.key == reach.anchor_function.key and follows_skipped_barrier(race, kernel, decisions) \
                 and mine.intersection(race.parted_at):
             yield race
-

@@ -38,8 +38,6 @@ class DivergentBarrier(PartialReachCheck):
 
     def consequence_notes(self, ctx, reach):
         # Races that exist only because threads skip this barrier: fixing it removes them.
-        if exits_kernel_only(reach):
-            return []
         notes = []
         for race in races_through_skipped_barrier(ctx, reach, barrier_skipping_decisions(ctx)):
             for r in [race] + race.other_members:
@@ -95,4 +93,3 @@ def _verb_phrase(text: str) -> str:
     verb, _, rest = text.partition(" ")
     base = {"writes": "write", "reads": "read", "updates": "update", "calls": "call"}.get(verb, verb)
     return f"{base} {rest}"
-
