@@ -218,5 +218,9 @@ def reported_block_barrier_reaches(ctx: CheckContext) -> list[PartialReach]:
 def barrier_skipping_decisions(ctx: CheckContext) -> set[tuple]:
     """(function key, condition node id) of every decision that lets part of a block skip a
     barrier SYN101 reports (each cause, not only the primary one)."""
-    return {(r.anchor_function.key, c.cond.id) for r in reported_block_barrier_reaches(ctx)
-            for c in r.causes if c.cond is not None}
+    cached = ctx.memo.get("barrier skipping decisions")
+    if cached is None:
+        cached = {(r.anchor_function.key, c.cond.id) for r in reported_block_barrier_reaches(ctx)
+                  for c in r.causes if c.cond is not None}
+        ctx.memo["barrier skipping decisions"] = cached
+    return cached

@@ -52,11 +52,11 @@ def kernel_races(ctx: CheckContext):
     return cache
 
 
-def access_text(ctx: CheckContext, access) -> str:
-    if access.atomic:
-        return f"calls {ctx.text(access.node)}"
-    verb = "updates" if access.read and access.write else "writes" if access.write else "reads"
-    return f"{verb} {ctx.text(access.node)}"
+def access_text(ctx: CheckContext, access, bare: bool = False) -> str:
+    """'writes s[i]'; with ``bare``, the verb's bare form ('write s[i]', after 'may')."""
+    verb = "call" if access.atomic else "update" if access.read and access.write \
+        else "write" if access.write else "read"
+    return f"{verb if bare else verb + 's'} {ctx.text(access.node)}"
 
 
 def thread_name(t: tuple[int, int, int], three_d: bool) -> str:
@@ -118,6 +118,8 @@ def follows_skipped_barrier(race: Race, kernel, decisions: set[tuple]) -> bool:
 def races_through_skipped_barrier(ctx: CheckContext, reach, decisions: set[tuple]):
     """The races that follows_skipped_barrier gives to the barrier of ``reach``."""
     mine = {c.cond.id for c in reach.causes if c.cond is not None}
+    if not mine.intersection(c for _, c in decisions):
+        return
     for kernel, race in kernel_races(ctx):
         if kernel.key == reach.anchor_function.key and follows_skipped_barrier(race, kernel, decisions) \
                 and mine.intersection(race.parted_at):

@@ -44,7 +44,7 @@ class DivergentBarrier(PartialReachCheck):
                 first, second = ordered(r)
                 notes.append(ctx.note(second.node, (
                     f"threads that skip this barrier are not held back by it: one may "
-                    f"{_verb_phrase(access_text(ctx, first))} (line {first.line}) while another "
+                    f"{access_text(ctx, first, bare=True)} (line {first.line}) while another "
                     f"{access_text(ctx, second)} (line {second.line}), on shared '{second.name}'")))
         return notes
 
@@ -86,10 +86,3 @@ class DivergentBarrier(PartialReachCheck):
             delete_statement(ctx, reach.anchor),
             Edit(ctx.path, end_line, end_col, end_line, end_col,
                  f"\n{indent_of(ctx, stmt.line)}{call};")])
-
-
-def _verb_phrase(text: str) -> str:
-    """'writes s[i]' -> 'write s[i]' (after 'may')."""
-    verb, _, rest = text.partition(" ")
-    base = {"writes": "write", "reads": "read", "updates": "update", "calls": "call"}.get(verb, verb)
-    return f"{base} {rest}"
