@@ -40,6 +40,44 @@ def _counter_test(cond: Node, step_of: str | None = None):
     return None
 
 
+def _counter_start(stmt: Node) -> tuple[str, int] | None:
+    """(counter, its constant start) of `for (int i = c; ...)` / `for (i = c; ...)`."""
+    init = stmt.child_by_role("init")
+    if init is None:
+        return None
+    for n in init.walk():
+        if n.kind == "VAR_DECL" and n.decl is not None and n.children:
+            value = strip_wrappers(n.children[-1])
+            if value.kind == "INTEGER_LITERAL" and isinstance(value.value, int):
+                return n.decl.key, value.value
+            return None
+        if n.kind == "BINARY_OPERATOR" and n.op == "=" and len(n.children) == 2:
+            var, value = strip_wrappers(n.children[0]), strip_wrappers(n.children[1])
+            if var.kind == "DECL_REF_EXPR" and var.decl is not None and value.kind == "INTEGER_LITERAL" \
+                    and isinstance(value.value, int):
+                return var.decl.key, value.value
+            return None
+    return None
+
+
+def _past_start(cond: Node, var: str, first: int) -> bool:
+    """Is ``cond`` true exactly when the counter ``var`` (rising from ``first``) is past it?"""
+    cond = strip_wrappers(cond)
+    if cond.kind == "DECL_REF_EXPR" and cond.decl is not None:
+        return cond.decl.key == var and first == 0
+    if cond.kind != "BINARY_OPERATOR" or len(cond.children) != 2:
+        return False
+    left, right = (strip_wrappers(c) for c in cond.children)
+    op = cond.op
+    if right.kind == "DECL_REF_EXPR" and left.kind == "INTEGER_LITERAL":
+        left, right = right, left
+        op = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "!=": "!="}.get(op)
+    if left.kind != "DECL_REF_EXPR" or left.decl is None or left.decl.key != var \
+            or right.kind != "INTEGER_LITERAL" or not isinstance(right.value, int):
+        return False
+    return (op in (">", "!=") and right.value == first) or (op == ">=" and right.value == first + 1)
+
+
 def _counter_step(cfg: CFG, loop: "Loop", var: str) -> int | None:
     """The constant step of the loop's counter, when it is updated exactly once in the loop."""
     steps = _updates(cfg, loop).get(var, [])
@@ -107,6 +145,10 @@ class BarrierIntervals:
         # Branches that repeat their for loop's own test (`if (j < n)` in `for (j = 0; j < n;
         # ++j)`, neither side written in the body): always true inside the body.
         self.always_true_branches = self._always_true_branches()
+        # Branches that fail only on a for loop's first iteration (`if (i > 0) __syncthreads();`
+        # at the top of `for (i = 0; ...; ++i)`): true on every path that came round the loop.
+        self.first_iteration_branches = self._first_iteration_branches()
+        self._loop_of_header = {loop.header: loop for loop in self.loops}
         for loop in self.loops:
             loop.barrier_free_cycle = self._cycle_is_barrier_free(loop)
 
@@ -136,18 +178,19 @@ class BarrierIntervals:
     def _scan(self, start: Point, stop: int | None = None) -> tuple[set[tuple[int, int]], set[int]]:
         """Items reached from ``start`` before a barrier, and the blocks left without one.
         A path carries the loop headers it must leave by (after a last-iteration branch)."""
-        seen: set[tuple[int, frozenset, bool]] = set()
+        seen: set[tuple[int, frozenset, bool, frozenset]] = set()
         reached: set[tuple[int, int]] = set()
         left: set[int] = set()
-        # (point, loop headers to leave, arriving at a loop that runs once from outside it)
-        work: list[tuple[Point, frozenset, bool]] = [(start, frozenset(), False)]
+        # (point, loop headers to leave, arriving at a loop that runs once from outside it,
+        # loop headers come back to from their body: those loops are past their first iteration)
+        work: list[tuple[Point, frozenset, bool, frozenset]] = [(start, frozenset(), False, frozenset())]
         first = True
         while work:
-            p, exiting, entering = work.pop()
+            p, exiting, entering, repeated = work.pop()
             if not first:
-                if (p.block, exiting, entering) in seen:
+                if (p.block, exiting, entering, repeated) in seen:
                     continue
-                seen.add((p.block, exiting, entering))
+                seen.add((p.block, exiting, entering, repeated))
             first = False
             block = self.cfg.blocks[p.block]
             items = block.items
@@ -165,12 +208,20 @@ class BarrierIntervals:
                 succs, exiting = [succs[1]], exiting - {p.block}  # the loop's last iteration ended
             elif entering or p.block in self.always_true_branches:
                 succs = succs[:1]  # the first test of a loop that runs at least once
+            elif self.first_iteration_branches.get(p.block) in repeated and len(succs) == 2:
+                succs = succs[:1]  # a later iteration: past the first, the test holds
             header = self.last_iteration_branches.get(p.block)
             for n, s in enumerate(succs):
                 if s in self.live and s != stop:
                     leaving = exiting | {header} if header is not None and n == 1 else exiting
                     loop = self.entered.get(s)
-                    work.append((Point(s, -1), leaving, loop is not None and p.block not in loop.blocks))
+                    again = repeated
+                    started = self._loop_of_header.get(s)
+                    if started is not None:
+                        # round the loop again, or a new run of it from outside (counter reset)
+                        again = repeated | {s} if p.block in started.blocks else repeated - {s}
+                    work.append((Point(s, -1), leaving, loop is not None and p.block not in loop.blocks,
+                                 again))
         return reached, left
 
     def _last_iteration_branches(self) -> dict[int, int]:
@@ -194,6 +245,33 @@ class BarrierIntervals:
                     continue
                 test = _counter_test(blk.branch, step_of=var)
                 if test is not None and test == (var, op, bound, step):
+                    out[b] = loop.header
+        return out
+
+    def _first_iteration_branches(self) -> dict[int, int]:
+        """branch block -> loop header, for ifs in a for loop's body that test its counter
+        against its start (`i > 0`, `i != 0`, `i >= 1`, `0 < i`, `i` with `for (i = 0; ...;
+        ++i)`, the counter changed only by the loop's increment, a positive constant): false
+        only on the loop's first iteration."""
+        out: dict[int, int] = {}
+        for loop in self.loops:
+            header = self.cfg.blocks[loop.header]
+            stmt = header.branch_stmt
+            if header.branch_kind != "loop" or stmt is None or stmt.kind != "FOR_STMT":
+                continue
+            start = _counter_start(stmt)
+            inc = stmt.child_by_role("inc")
+            if start is None or inc is None:
+                continue
+            var, first = start
+            steps = _updates(self.cfg, loop).get(var, [])
+            if len(steps) != 1 or len(_updates_in([inc]).get(var, [])) != 1 \
+                    or not isinstance(steps[0], int) or steps[0] <= 0:
+                continue
+            for b in loop.blocks:
+                blk = self.cfg.blocks[b]
+                if b != loop.header and blk.branch_kind == "if" and blk.branch is not None \
+                        and len(blk.succs) == 2 and _past_start(blk.branch, var, first):
                     out[b] = loop.header
         return out
 

@@ -45,7 +45,7 @@ def _proven_same(service: UniformityService, root, frames, depth: int, controlle
                  allowed: Level, proofs: dict, site: Site) -> bool:
     """Taint says the decision varies within the group; try to prove it does not, where the
     primitive runs: under the compile-time decisions around it (`if constexpr (CG == 1)`)."""
-    if controller.kind not in ("if", "loop") or allowed not in _GROUP:
+    if controller.kind not in ("if", "loop", "switch") or allowed not in _GROUP:
         return False
     context = tuple(f.site.node.id for f in frames[:depth])
     fixed = tuple((d, c.cond, c.polarity) for d, c in effective_controllers(site, frames)
@@ -54,7 +54,8 @@ def _proven_same(service: UniformityService, root, frames, depth: int, controlle
     if key not in proofs:
         from syncheck.analyses.symbolic import same_for_every_thread
         proofs[key] = same_for_every_thread(service.program, service, root, frames[:depth], depth,
-                                            controller.cond, _GROUP[allowed], fixed)
+                                            controller.cond, _GROUP[allowed], fixed,
+                                            value=controller.kind == "switch")
     return proofs[key]
 
 

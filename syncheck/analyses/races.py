@@ -1522,15 +1522,18 @@ def _widened(enc: Encoder, term, node: Node, bits: int):
 
 def _indices(enc: Encoder, acc: Access, bits: int | None = None):
     """The positions an access touches, one per dimension, in element units; 32-bit terms
-    unless one is wider (then all are, as C converts them to ptrdiff_t), or ``bits``."""
+    unless one is wider (then all are, as C converts them to ptrdiff_t), or ``bits``. A union
+    member's place in its union is left out: these are positions within the member, which
+    its extents bound."""
+    moves = [o for o in acc.offsets if not o.member]
     out = [_index_term(enc, acc, n, s, k) for k, (n, s) in enumerate(acc.indices)]
-    offsets = [_index_term(enc, acc, o.node, o.scope, len(acc.indices) + k, o) for k, o in enumerate(acc.offsets)]
+    offsets = [_index_term(enc, acc, o.node, o.scope, len(acc.indices) + k, o) for k, o in enumerate(moves)]
     bits = bits or max([t.size() for t in out + offsets], default=32)
     out = [_widened(enc, t, n, bits) for t, (n, _) in zip(out, acc.indices)]
-    offsets = [_widened(enc, t, o.node, bits) for t, o in zip(offsets, acc.offsets)]
-    if acc.offsets:
+    offsets = [_widened(enc, t, o.node, bits) for t, o in zip(offsets, moves)]
+    if moves:
         offset = None
-        for term, o in zip(offsets, acc.offsets):
+        for term, o in zip(offsets, moves):
             term = term * o.scale if o.scale != 1 else term
             offset = term if offset is None else offset + term
         if out:

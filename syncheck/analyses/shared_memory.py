@@ -116,6 +116,8 @@ class Offset:
     # thread, to the same value for every thread of the block (`int* n = (int*)&f[*count];`):
     # the encoding names the value after it where it cannot model the value itself (a load).
     uniform_in: str | None = None
+    # the byte offset of a union's member from the union's first byte (a constant)
+    member: bool = False
 
 
 @dataclass
@@ -699,6 +701,8 @@ class KernelAccesses:
         self.expanded_calls: set[int] = set()  # call nodes whose callee body is in the CFG
         # a member of a shared struct (its location key) -> the struct variable's key
         self.member_roots: dict[str, str] = {}
+        # locations that are a union's storage, shared by its members (_member_location)
+        self.union_locations: set[str] = set()
         self._returning: set[str] = set()  # functions whose returned pointer is being followed
         self._field_keys: set[str] = set()  # object fields bound by a constructor
         self._naming_shared: dict[str, bool] = {}
@@ -1056,7 +1060,7 @@ class KernelAccesses:
                 # that struct's field
                 whole = self._shared_base(inner, scope)
                 if whole is not None:
-                    return whole[0], []
+                    return whole[0], self._union_offsets(inner, scope)
             return None
         if base.kind == "ARRAY_SUBSCRIPT_EXPR" and len(base.children) == 2 and "[" in base.type:
             # tile[row] of a multi-dimensional array: a pointer to that row
@@ -1094,7 +1098,7 @@ class KernelAccesses:
                 arg, arg_scope = scope.bindings[base.decl.key]
                 return self._pointer_target(arg, arg_scope)
         arr = self._shared_base(base, scope)
-        return (arr[0], []) if arr is not None else None
+        return (arr[0], self._union_offsets(base, scope)) if arr is not None else None
 
     def _moved_pointer_target(self, definition, scope: Scope):
         """The target of a pointer at a use one definition reaches: its declaration's or
@@ -1268,13 +1272,12 @@ class KernelAccesses:
                     return target[0], _display_name(target[0], node)
             return found
         if node.kind == "MEMBER_REF_EXPR" and node.children and node.spelling:
-            # A member of a shared struct (cub TempStorage, CUTLASS SharedStorage, a policy's
-            # storage): each member is a location of its own.
             base = self._shared_base(node.children[0], scope)
             if base is None:
                 return None
-            key = f"{base[0]}.{node.spelling}"
-            self.member_roots[key] = self.member_roots.get(base[0], base[0])
+            key = self._member_location(base[0], node)
+            if key != base[0]:
+                self.member_roots[key] = self.member_roots.get(base[0], base[0])
             return key, f"{base[1]}.{node.spelling}"
         if node.kind != "DECL_REF_EXPR" or node.decl is None:
             return None
@@ -1294,6 +1297,50 @@ class KernelAccesses:
                 if target is not None:
                     return target[0], _display_name(target[0], node)
             return found
+        return None
+
+    def _member_location(self, base: str, member: Node) -> str:
+        """The location a member of a shared struct or union is in. Members of a struct (cub
+        TempStorage, CUTLASS SharedStorage, a policy's storage) are each a location of their
+        own; the members of a union share theirs (the union's), where each lies at its byte
+        offset (union_member_offset)."""
+        layout = member.decl.layout if member.decl is not None else None
+        if base in self.union_locations:
+            if layout is not None and layout.offset_in_record is not None:
+                return base
+        elif layout is not None and layout.union:
+            key = f"{base}.{{{layout.union}}}" if layout.anonymous_union else base
+            self.union_locations.add(key)
+            return key
+        return f"{base}.{member.spelling}"
+
+    def _union_offsets(self, node: Node, scope: Scope) -> list[Offset]:
+        """The offset of a union member's bytes in the union's location, as an access adds it
+        (counted in bytes); none for other expressions."""
+        offset = self.union_member_offset(node, scope)
+        if offset is None:
+            return []
+        literal = Node(-(1 << 24) - offset, "INTEGER_LITERAL")  # an id per value: never confused
+        literal.value, literal.type = offset, "unsigned long"
+        return [Offset(literal, scope, 1, 1, member=True)]
+
+    def union_member_offset(self, node: Node, scope: Scope) -> int | None:
+        """Bytes from the start of its union's location to the member expression ``node``
+        (`temp.scan.partial` in `union { Load load; Scan scan; } temp`); None where the node is
+        not a member lying in a union."""
+        node = _strip(node)
+        if node.kind != "MEMBER_REF_EXPR" or not node.children or node.decl is None \
+                or node.decl.layout is None or self._field_binding(node, scope) is not None:
+            return None
+        base = self._shared_base(node.children[0], scope)
+        if base is None:
+            return None
+        layout = node.decl.layout
+        if base[0] in self.union_locations and layout.offset_in_record is not None:
+            outer = self.union_member_offset(node.children[0], scope)
+            return (outer or 0) + layout.offset_in_record
+        if layout.union and layout.offset_in_union is not None:
+            return layout.offset_in_union
         return None
 
     def _collect(self, item: Node, point, guards: list[Guard], scope: Scope, depth: int,
@@ -1326,11 +1373,13 @@ class KernelAccesses:
                 # that address, read from the object: not an access to the memory)
                 member = self._shared_base(node, scope)
                 if member is not None:
+                    in_union = self._union_offsets(node, scope)
                     self._add(Access(array=member[0], name=member[1], node=node, indices=[],
-                                     offsets=[], read=mode in ("read", "update"),
+                                     offsets=in_union, read=mode in ("read", "update"),
                                      write=mode in ("write", "update"), point=point,
                                      guards=list(gs), scope=scope, value_level=stored,
-                                     function=scope.analysis.function), instance, local)
+                                     function=scope.analysis.function,
+                                     element=element_unit(node) if in_union else 0), instance, local)
                     continue
             if kind == "ARRAY_SUBSCRIPT_EXPR" and self._record(node, mode, point, gs, scope, stored,
                                                                 instance, local):
@@ -1510,7 +1559,8 @@ class KernelAccesses:
         else:
             extents = _extents(cur.decl.type) if cur.decl is not None and cur.decl.storage == "shared" else []
         element = element_unit(node)
-        if offsets or len(extents) != len(indices) or element != element_unit(cur):
+        moved = [o for o in offsets if not o.member]  # a union member's place keeps its extents
+        if moved or len(extents) != len(indices) or element != element_unit(cur):
             # indices through a cast to another element size count other units than the extents
             extents = [None] * len(indices)
         strides = None

@@ -1503,20 +1503,20 @@ def context_scopes(service: UniformityService, root: Function, frames) -> list:
 
 
 def same_for_every_thread(program: Program, service: UniformityService, root: Function, frames,
-                          depth: int, cond: Node, group: int, assumed: tuple = ()) -> bool:
+                          depth: int, cond: Node, group: int, assumed: tuple = (), value: bool = False) -> bool:
     """Proof that a decision the taint analysis calls thread-dependent comes out the same for
     any two threads of one group of ``group`` threads (a block: 1024), over every block shape
     the kernel admits (or the one its launches use), the launch relations and, in loops, at
     the same iteration: `for (t = base + tid; t < end + tid; t += C)` or a bound rounded up
     to the block size. ``assumed``: (depth, condition, polarity) of compile-time decisions
     that hold where the decision matters. False when unproven (undecided within the budget
-    included)."""
+    included). ``value``: the decision is a switch on ``cond``, whose value must be the same."""
     return same_in_scopes(program, service, root, context_scopes(service, root, frames), depth, cond,
-                          group, assumed)
+                          group, assumed, value)
 
 
 def same_in_scopes(program: Program, service: UniformityService, root: Function, scopes: list,
-                   depth: int, cond: Node, group: int, assumed: tuple = ()) -> bool:
+                   depth: int, cond: Node, group: int, assumed: tuple = (), value: bool = False) -> bool:
     """same_for_every_thread, with the encoder scopes of the call chain given (``scopes[0]``
     the kernel's, ``scopes[depth]`` the decision's)."""
     z3 = z3_module()
@@ -1528,10 +1528,14 @@ def same_in_scopes(program: Program, service: UniformityService, root: Function,
     e1.proof_group = e2.proof_group = group
     e1.service = e2.service = service
     try:
-        c1, c2 = e1.cond(cond, scopes[depth]), e2.cond(cond, scopes[depth])
+        if value:
+            c1, c2 = e1.expr(cond, scopes[depth]), e2.expr(cond, scopes[depth])
+        else:
+            c1, c2 = e1.cond(cond, scopes[depth]), e2.cond(cond, scopes[depth])
     except NotEncodable:
         return False
-    c1, c2 = (_rounded_to_block(z3, c, enc.tid, dims) for c, enc in ((c1, e1), (c2, e2)))
+    if not value:
+        c1, c2 = (_rounded_to_block(z3, c, enc.tid, dims) for c, enc in ((c1, e1), (c2, e2)))
     solver = z3.Solver()
     solver.set("rlimit", PROOF_LIMIT)
     bx, by, bz = dims

@@ -27,7 +27,7 @@ from syncheck.analyses.reaching_definitions import ASSIGN_OPS
 from syncheck.ir.calls import (call_args, constructor_call, group_kind, is_default_argument, member_object,
                                parameter_types, template_bindings)
 from syncheck.ir.cfg import CFG, build_cfg
-from syncheck.ir.nodes import Node
+from syncheck.ir.nodes import Node, strip_wrappers
 from syncheck.ir.program import Function, Program
 
 _MAX_FRAMES = 20000  # call-tree walk budget per root, against pathological call graphs
@@ -671,6 +671,9 @@ class _FunctionAnalyzer:
             n = n.children[-1]
         kind = n.kind
         if kind == "DECL_REF_EXPR":
+            if n.decl is not None and n.decl.storage == "local" and "&" in n.decl.type:
+                bound = self.env.get(n.decl.key)
+                return bound is not None and bound.block_shared
             return n.decl is not None and n.decl.storage == "shared"
         if kind == "MEMBER_REF_EXPR" and not n.children and _own_field_key(n) is not None:
             return self.object_in_shared  # `field` of the object the method runs on
@@ -752,6 +755,10 @@ class _FunctionAnalyzer:
                     self.eval(c)
                 init = self.eval(node.children[-1])
         value = init if init is not None else UNIFORM
+        if "&" in decl.type and node.children and self._lvalue_in_shared(node.children[-1]):
+            # a reference bound to shared memory (`auto& hist = s_hist_buf[0];`): its
+            # elements are the block's shared cells
+            value = replace(value, block_shared=True)
         self._define(decl.key, decl.name, node.line, value, strong=True)
         return value
 
@@ -798,6 +805,9 @@ class _FunctionAnalyzer:
             if member == "":
                 return Value(Level.THREAD, origin=origin)
             dims = shape.block_dim
+            if dims is not None and dims["yz".index(member) + 1] == 1:
+                # one thread along this axis (a dim3(64, 4, 1) block's threadIdx.z): always 0
+                return Value(const=0, origin=origin)
             if dims is None:
                 level = Level.WARP if shape.x_multiple_of_32 else Level.THREAD
             else:
@@ -870,8 +880,11 @@ class _FunctionAnalyzer:
             decl = node.decl
             if decl is None:
                 return UNIFORM, None, "unknown"
+            if decl.storage == "local" and "&" in decl.type and self._lvalue_in_shared(node):
+                return UNIFORM, None, "shared"  # a reference bound to shared memory
             if decl.storage in ("local", "param"):
-                if "*" in decl.type and "[" not in decl.type:  # a pointer: its value is the address
+                # a pointer (an array parameter, `int x[]`, is one too): its value is the address
+                if "*" in decl.type and "[" not in decl.type or decl.storage == "param" and "[" in decl.type:
                     pointer = self.env.get(decl.key, UNIFORM)
                     # into the block's shared memory (`unsigned* items = (unsigned*)smem;`):
                     # its cells are shared ones, not a caller's object written through it
@@ -1438,6 +1451,13 @@ class _FunctionAnalyzer:
                 ptype = callee.params[i].type
                 if "&" in ptype and "const" not in ptype:
                     target = a
+                elif ("*" in ptype or "[" in ptype) and "const" not in ptype.rsplit("*", 1)[0].split("[")[0]:
+                    # a local array handed to a pointer parameter (`getCoords(x, idx)` fills
+                    # `int x[4]`): what the callee stores through the pointer is in the array
+                    array = strip_wrappers(a)
+                    if array.kind == "DECL_REF_EXPR" and array.decl is not None \
+                            and array.decl.storage == "local" and "[" in array.decl.type:
+                        target = array
             if target is not None and value.level > Level.UNIFORM:
                 self._assign(target, value, compound=True)
 
@@ -1639,7 +1659,8 @@ def _assigned_keys(items: list[Node], declarations: bool = True) -> tuple[set[st
                 pointer_field = True
             n = n.children[0]
         if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage in ("local", "param"):
-            if through:
+            if through or n.decl.storage == "local" and "&" in n.decl.type:
+                # (a store through a reference is a store into what it is bound to)
                 # `p[i] = v` through a local pointer: p stands for what it points at; through
                 # a struct's pointer field (`page.out[i] = v`) the struct itself is unchanged
                 if not pointer_field:

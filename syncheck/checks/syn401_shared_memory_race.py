@@ -43,6 +43,11 @@ class SharedMemoryRace(Check):
                 message = (f"data race on shared '{first.name}': different threads {verb} the "
                            f"same element through '{ctx.text(first.node)}'{example} with no "
                            f"barrier in between")
+            elif first.name != second.name and _in_union(first) and _in_union(second):
+                message = (f"data race on shared '{first.name}' and '{second.name}', members of "
+                           f"one union: one thread {access_text(ctx, first)} (line {first.line}) "
+                           f"and another {access_text(ctx, second)} (line {second.line}), the "
+                           f"same bytes{example}, with no __syncthreads() between them")
             else:
                 message = (f"data race on shared '{first.name}': one thread "
                            f"{access_text(ctx, first)} (line {first.line}) and another "
@@ -55,6 +60,11 @@ class SharedMemoryRace(Check):
             if not same:
                 finding.fix = barrier_fix(ctx, *by_line(race))
             yield finding
+
+
+def _in_union(access) -> bool:
+    """Is the access to a member of a union (its place there is a member offset)?"""
+    return any(o.member for o in access.offsets)
 
 
 def barrier_fix(ctx: CheckContext, first, second) -> Fix | None:

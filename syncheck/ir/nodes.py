@@ -63,6 +63,17 @@ class Decl:
     instance: str = ""
     # A function that never returns to its caller ([[noreturn]], __attribute__((noreturn))).
     no_return: bool = False
+    # Fields: where the field's bytes lie (see _field_layout). A field of a union (directly or
+    # through anonymous structs) shares its bytes with the union's other members.
+    layout: "FieldLayout | None" = None
+
+
+@dataclass(frozen=True)
+class FieldLayout:
+    offset_in_record: int | None  # bytes from the start of the named record it is reached in
+    union: str = ""               # key of the innermost union around it, if any
+    anonymous_union: bool = False  # that union is an anonymous member (`union { ... };`)
+    offset_in_union: int | None = None  # bytes from the start of that union
 
 
 # Functions of the C and C++ libraries that never return, for declarations that do not say so.
@@ -358,6 +369,45 @@ def _matching_overloads(candidates: list[ci.Cursor], args: list[ci.Cursor]) -> l
     return out
 
 
+_RECORD_KINDS = (K.STRUCT_DECL, K.UNION_DECL, K.CLASS_DECL, K.CLASS_TEMPLATE,
+                 K.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION)
+
+
+def _is_anonymous_member(record: ci.Cursor) -> bool:
+    """`struct { ... };` / `union { ... };` inside a record: its members are reached as members
+    of the record around it (clang names such records "anonymous", unnamed types "unnamed")."""
+    return "(anonymous " in record.type.spelling
+
+
+def _byte_offset(record: ci.Cursor, name: str) -> int | None:
+    """offsetof(record, name) in bytes, through anonymous members; None for dependent or
+    bit-field layouts."""
+    try:
+        bits = record.type.get_offset(name)
+    except Exception:  # noqa: BLE001 - libclang refuses some incomplete types
+        return None
+    return bits // 8 if bits >= 0 and bits % 8 == 0 else None
+
+
+def _field_layout(field: ci.Cursor) -> FieldLayout:
+    """Where a field's bytes lie: in the named record a member expression reaches it through
+    (anonymous structs and unions are looked through) and in the innermost union around it."""
+    records = [field.semantic_parent]
+    while _is_anonymous_member(records[-1]) and records[-1].semantic_parent is not None \
+            and records[-1].semantic_parent.kind in _RECORD_KINDS:
+        records.append(records[-1].semantic_parent)
+    name = field.spelling
+    union = next((r for r in records if r.kind == K.UNION_DECL), None)
+    in_record = _byte_offset(records[-1], name)
+    if union is None:
+        return FieldLayout(in_record)
+    # a union's own members start at its first byte, whatever the types (dependent ones too)
+    in_union = 0 if union == records[0] else _byte_offset(union, name)
+    if union == records[-1]:
+        in_record = in_union
+    return FieldLayout(in_record, _key(union), union != records[-1], in_union)
+
+
 def _key(identity: ci.Cursor) -> str:
     """A declaration's identity: its USR, else where it is."""
     return identity.get_usr() or f"{identity.location.file}:{identity.location.line}:{identity.location.column}:{identity.spelling}"
@@ -465,6 +515,7 @@ class Lowerer:
                 value = self._constant_init(cursor)
         elif kind == K.FIELD_DECL:
             storage = "field"
+            layout = _field_layout(cursor)
         elif kind in (K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR, K.FUNCTION_TEMPLATE,
                       K.CONVERSION_FUNCTION, K.DESTRUCTOR):
             storage = "function"
@@ -475,12 +526,13 @@ class Lowerer:
             storage = "template"
         else:
             storage = "other"
+        layout = layout if kind == K.FIELD_DECL else None
         no_return = kind == K.FUNCTION_DECL and (
             cursor.spelling in NO_RETURN_FUNCTIONS or _declared_no_return(cursor))
         decl = Decl(kind=kind.name, name=cursor.spelling, key=key, storage=storage,
                     type=cursor.type.spelling, qualified=self.qualified_name(identity),
                     in_model=model, line=loc.line, file=file, value=value, is_const=is_const,
-                    instance=instance, no_return=no_return)
+                    instance=instance, no_return=no_return, layout=layout)
         self._decls[h] = decl
         return decl
 

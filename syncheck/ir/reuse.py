@@ -255,7 +255,7 @@ class Shift:
         else:
             key, instance, type_, name, qualified, line = fields
             moved = Decl(decl.kind, name, key, decl.storage, type_, qualified, decl.in_model, line,
-                         decl.file, decl.value, decl.is_const, instance, decl.no_return)
+                         decl.file, decl.value, decl.is_const, instance, decl.no_return, decl.layout)
         self._decls[id(decl)] = (decl, moved)  # the declaration held: its id stays its own
         return moved
 
