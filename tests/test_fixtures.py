@@ -56,3 +56,13 @@ def test_race_through_a_skipped_barrier_is_a_note_of_its_finding():
     for barrier_line, race_line in ((19, 14), (27, 28)):
         notes = [n for n in by_line[barrier_line].notes if "skip this barrier" in n.message]
         assert [n.line for n in notes] == [race_line], [n.message for n in by_line[barrier_line].notes]
+
+
+def test_collectives_under_one_decision_are_one_finding_with_notes():
+    """After one early exit, a shuffle and a __syncwarp() are one bug: the finding is at the
+    first, the second is its note."""
+    unit = FIXTURES / "SYN201" / "bad_full_mask.cu"
+    report = analyze_paths([str(unit)], settings_for(unit))
+    exit_finding = next(f for f in report.findings if f.line == 43)
+    assert any(n.line == 44 and "same decision also lets part of the group skip" in n.message
+               for n in exit_finding.notes)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from syncheck.analyses import c_semantics as C
+from syncheck.analyses import primitives as P
 from syncheck.analyses.barrier_intervals import BarrierIntervals, Point
 from syncheck.analyses.levels import GROUP_THREADS, Level
 from syncheck.analyses.shared_memory import Access, Guard, KernelAccesses, Offset
@@ -350,6 +351,8 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                 shape, source = assumed_shape(ka)
                 if source == SMALLEST_SHAPE:
                     shape = found_shape
+                elif intra_only and _block_code_in_one_warp(ka, shape):
+                    intra_only = False  # a block race: the kernel's block is one warp
                 branches = [ka.cfg.blocks[d[0]].branch for d in parted or ()]
                 parted_at = tuple(c.id for c in branches) \
                     if branches and not intra_only and None not in branches else ()
@@ -357,6 +360,27 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                                                      parted_at=parted_at)
     grouped = _one_per_fill(ka, _one_per_store(ka, _one_per_access(list(races.values()))))
     return RaceResult(_one_per_struct(ka, grouped), undecided)
+
+
+_WARP_LEVEL = frozenset({P.TILE_SYNC, P.WARP_COLLECTIVE, P.TILE_COLLECTIVE, P.LEGACY_WARP})
+
+
+def _block_code_in_one_warp(ka: KernelAccesses, shape) -> bool:
+    """Is the kernel block code that its launches run as one warp: a block of at most 32
+    threads, ordered by block barriers, with nothing written for a warp (no __syncwarp(), no
+    warp or tile collective, no volatile shared view)? Two of its threads are then always
+    lanes of one warp, but the code does not rely on that: a race between them is the block
+    race SYN401 reports (its authors fix it with __syncthreads()), not a reliance on
+    lockstep lanes (SYN402)."""
+    if not shape or shape[0] * shape[1] * shape[2] > 32:
+        return False
+    if ka.one_warp_block_code is None:
+        categories = {site.prim.category for site, _ in ka.service.walk_sites(ka.kernel)
+                      if site.prim is not None}
+        ka.one_warp_block_code = P.BLOCK_BARRIER in categories \
+            and not categories & _WARP_LEVEL \
+            and not any("volatile" in a.node.type for a in ka.accesses)
+    return ka.one_warp_block_code
 
 
 def _place(race: Race) -> tuple:

@@ -703,6 +703,8 @@ class KernelAccesses:
         self.member_roots: dict[str, str] = {}
         # locations that are a union's storage, shared by its members (_member_location)
         self.union_locations: set[str] = set()
+        # block code its launches run as one warp (races.py: _block_code_in_one_warp), once
+        self.one_warp_block_code: bool | None = None
         self._returning: set[str] = set()  # functions whose returned pointer is being followed
         self._field_keys: set[str] = set()  # object fields bound by a constructor
         self._naming_shared: dict[str, bool] = {}

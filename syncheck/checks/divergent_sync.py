@@ -107,19 +107,22 @@ class PartialReachCheck(Check):
         reaches = sorted((r for r in partial_reaches(ctx.uniformity, self.allowed)
                           if r.anchor_function.reported and self.accepts(ctx, r)),
                          key=lambda r: (r.anchor.line, r.anchor.col, r.site.node.line))
-        # A call that reaches the primitive under a decision that already makes a direct
-        # primitive partial is the same bug: it becomes a note of that finding.
+        # Every reach under one decision is one bug (the decision, or the early exit, that
+        # parts the group): the first direct primitive under it (else the first call that
+        # reaches one) is the finding, the others are its notes.
         direct = {_cause_key(r): r for r in reversed(reaches) if not r.chain}
         merged: dict[int, list[PartialReach]] = {}
+        owners: dict[tuple, PartialReach] = {}
         kept = []
         for reach in reaches:
             cause = _cause_key(reach)
             if cause in taken:
                 continue
-            owner = direct.get(cause)
-            if reach.chain and owner is not None:
+            owner = direct.get(cause) or owners.get(cause)
+            if owner is not None and owner is not reach:
                 merged.setdefault(id(owner), []).append(reach)
             else:
+                owners[cause] = reach
                 kept.append(reach)
         for reach in kept:
             notes = cause_notes(ctx, reach) + self.consequence_notes(ctx, reach)
