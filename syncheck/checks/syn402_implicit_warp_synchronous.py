@@ -29,8 +29,8 @@ class ImplicitWarpSynchronous(Check):
             first, second = ordered(race)
             example = ""
             if race.threads:
-                (a, _, _), (b, _, _) = race.threads
-                example = f" (for example lanes {a % 32} and {b % 32} of one warp)"
+                a, b = (_lane(t, race.shape) for t in race.threads)
+                example = f" (for example lanes {a} and {b} of one warp)"
             message = (f"lanes of one warp exchange data through shared '{first.name}' with no "
                        f"__syncwarp(): one lane {access_text(ctx, first)} (line {first.line}) and "
                        f"another {access_text(ctx, second)} (line {second.line}){example}; since "
@@ -40,6 +40,14 @@ class ImplicitWarpSynchronous(Check):
             finding = ctx.finding(self, second.node, message, kernel.name, notes + [shape_note(ctx, race, kernel)] + member_notes(ctx, race))
             finding.fix = _syncwarp_fix(ctx, *by_line(race))
             yield finding
+
+
+def _lane(thread: tuple[int, int, int], shape: tuple[int, int, int]) -> int:
+    """The lane of a thread (x, y, z): its place in the block's x-fastest order, modulo 32
+    (in a 4x4 block, thread (0, 1) is lane 4)."""
+    x, y, z = thread
+    width, height = (shape[0], shape[1]) if shape and shape[0] else (0, 0)
+    return (x + width * (y + height * z)) % 32 if width else x % 32
 
 
 def _syncwarp_fix(ctx: CheckContext, first, second) -> Fix | None:
