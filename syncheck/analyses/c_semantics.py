@@ -299,6 +299,17 @@ def z3_convert(z3, term, source: IntType | None, bits: int):
     return z3.SignExt(bits - size, term)
 
 
+def z3_wrapped(z3, term, t: IntType):
+    """``term`` as a value of type t holds it: a char or short type (encoded in 32 bits, see
+    z3_bits) keeps the low 8 or 16 bits, extended by its sign (`(unsigned char)(v >> 8)` is
+    0 to 255, a valid index of a 256-entry table)."""
+    if not t.known or not 8 <= t.bits < 32 or term.size() <= t.bits:
+        return term
+    low = z3.Extract(t.bits - 1, 0, term)
+    grow = z3.SignExt if t.signed else z3.ZeroExt
+    return grow(term.size() - t.bits, low)
+
+
 def z3_comparison_type(left_spelling: str, right_spelling: str) -> IntType | None:
     """The type the z3 encoding compares two operands in: C's, except where a signed operand
     converts to unsigned (`threadIdx.x < r` of an int r). The encoder's symbols range over

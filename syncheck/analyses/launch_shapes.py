@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 
 from syncheck.analyses.host_values import PARAMETER, HostValues
+from syncheck.ir.calls import call_args
 from syncheck.ir.nodes import Node, strip_wrappers, structural_key
 from syncheck.ir.program import Function, LaunchSite, Program
 
@@ -142,6 +143,13 @@ class LaunchShapes:
             if not set(self.project.shapes(kernel.key, kernel.instance_of is not None)) <= local:
                 return {}
         return block_dim_relations(self.program, kernel)
+
+    def grid_relations(self, kernel: Function) -> dict[int, tuple]:
+        """grid_dim_relations of this file's launches, unless launches in other files may
+        give the kernel other shapes."""
+        if not self.relations_complete(kernel):
+            return {}
+        return grid_dim_relations(self.program, kernel)
 
     def argument_constants(self, kernel: Function) -> dict[str, int]:
         """Kernel parameters every launch passes the same constant for (`const int Bc = 32;`
@@ -292,6 +300,34 @@ def block_dim_relations(program: Program, kernel: Function) -> dict[int, tuple]:
     return common or {}
 
 
+def grid_dim_relations(program: Program, kernel: Function) -> dict[int, tuple]:
+    """For each axis, the expression over the kernel's parameters that every launch in the
+    file gives gridDim (`int grid = (n + 255) / 256; <<<grid, 256>>>(x, n)`: gridDim.x ==
+    (n + 255) / 256): a grid-stride loop over n then runs once in every block."""
+    from syncheck.analyses.host_facts import unchanged_variables
+    common: dict[int, tuple] | None = None
+    for launch in launches_of(program, kernel):
+        if launch.api != "<<<>>>" or not launch.config or len(launch.args) != len(kernel.params) \
+                or launch.host_function not in program.functions:
+            return {}
+        host = program.functions[launch.host_function]
+        hv = HostValues(program, host)
+        axes = hv.dim3_expressions(launch.config[0])
+        if axes is None:
+            return {}
+        stable = unchanged_variables(host, {l.node.id for l in program.launches})
+        arguments = {structural_key(a): p.key for a, p in zip(launch.args, kernel.params)}
+        found = {}
+        for axis, expr in enumerate(axes):
+            form = _kernel_terms(expr, arguments, hv, stable=stable) if expr is not None else ("const", 1)
+            if form is not None and form[0] != "const":
+                found[axis] = form
+        common = found if common is None else {a: f for a, f in common.items() if found.get(a) == f}
+        if not common:
+            return {}
+    return common or {}
+
+
 def _block_relative_arguments(program: Program, launch: LaunchSite, kernel: Function) -> dict[str, tuple]:
     """Parameter key -> its argument at one `<<<grid, block>>>` launch as an expression that
     names the block shape (`block.x` of the launch's own dim3 variable, unchanged in the
@@ -334,10 +370,13 @@ def _block_axis(expr: Node, block: str) -> int | None:
 
 
 def _kernel_terms(expr: Node, arguments: dict[tuple, str], hv: HostValues, depth: int = 0,
-                  constants_first: bool = False, block: str | None = None):
+                  constants_first: bool = False, block: str | None = None,
+                  stable: set[str] | None = None):
     """``constants_first``: a constant stays a constant even where a launch argument is
     written alike (`n % 32 == 0` says nothing of a parameter the launch passes 0 for).
-    ``block``: the launch's dim3 variable, whose members are the block shape."""
+    ``block``: the launch's dim3 variable, whose members are the block shape. ``stable``:
+    the host function's variables that keep their one value, read through their definition
+    (`int grid = ...;`); `ceil(n / (float)b)` of integers is read as (n + b - 1) / b."""
     if depth > 8:
         return None
     if constants_first:
@@ -360,10 +399,53 @@ def _kernel_terms(expr: Node, arguments: dict[tuple, str], hv: HostValues, depth
     if value is not None:
         return ("const", value)
     if expr.kind == "BINARY_OPERATOR" and expr.op in _OPERATORS and len(expr.children) == 2:
-        left, right = (_kernel_terms(c, arguments, hv, depth + 1, constants_first, block) for c in expr.children)
+        left, right = (_kernel_terms(c, arguments, hv, depth + 1, constants_first, block, stable)
+                       for c in expr.children)
         if left is not None and right is not None:
             return (expr.op, left, right)
+        return None
+    if stable is None:
+        return None
+    if expr.kind == "DECL_REF_EXPR" and expr.decl is not None and expr.decl.key in stable:
+        defs = hv.defs.get(expr.decl.key, [])
+        if len(defs) == 1:
+            return _kernel_terms(defs[0], arguments, hv, depth + 1, constants_first, block, stable)
+        return None
+    quotient = _ceiling_of_quotient(expr)
+    if quotient is not None:
+        left, right = (_kernel_terms(c, arguments, hv, depth + 1, constants_first, block, stable)
+                       for c in quotient)
+        if left is not None and right is not None:
+            return ("/", ("+", left, ("-", right, ("const", 1))), right)
     return None
+
+
+def _ceiling_of_quotient(expr: Node) -> tuple[Node, Node] | None:
+    """(n, b) of `ceil(n / (float)b)` (or ceilf, std::ceil) where n and b are integers."""
+    if expr.kind != "CALL_EXPR" or expr.spelling not in ("ceil", "ceilf"):
+        return None
+    args = call_args(expr)
+    if len(args) != 1:
+        return None
+    quotient = strip_wrappers(args[0])
+    if quotient.kind != "BINARY_OPERATOR" or quotient.op != "/" or len(quotient.children) != 2:
+        return None
+    operands = []
+    for operand in quotient.children:
+        inner = operand
+        while inner.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR",
+                             "CXX_FUNCTIONAL_CAST_EXPR") and inner.children:
+            inner = inner.children[-1]
+        if not _integer_type(inner.type):
+            return None  # a float operand: its quotient is not an integer's
+        operands.append(inner)
+    return operands[0], operands[1]
+
+
+def _integer_type(type_: str) -> bool:
+    words = type_.replace("const ", "").split()
+    return bool(words) and all(w in ("int", "unsigned", "long", "short", "signed", "size_t", "int64_t",
+                                     "uint64_t", "int32_t", "uint32_t", "char") for w in words)
 
 
 def launch_argument_facts(program: Program, launch: LaunchSite, kernel: Function) -> set[tuple]:

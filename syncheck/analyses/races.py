@@ -19,7 +19,7 @@ from syncheck.analyses.shared_memory import Access, Guard, KernelAccesses, Offse
 from syncheck.analyses.solver_context import side_context
 from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, WHOLE_WORD, Encoder,
                                         MergedDefinitions, SharedSymbols, NextIteration, NotEncodable, bitvector, count_decision,
-                                        parameter_facts, parameter_relations, relation_term, tied_parameters, same_in_scopes, smallest_example,
+                                        grid_relations, parameter_facts, parameter_relations, relation_term, tied_parameters, same_in_scopes, smallest_example,
                                         term_variables, z3_module)
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers, structural_key
@@ -881,6 +881,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     for key, value in ka.argument_constants.items():
         if key in shared:
             solver.add(shared[key] == value)  # what every launch passes for the parameter
+    solver.add(*grid_relations(e1, ka.grid_relations, ka.kernel))  # the launches' grid sizes
     solver.add(*parameter_facts(e1, ka.argument_facts, ka.kernel))  # what the host checked
     solver.add(*parameter_relations(e1, ka.argument_relations, ka.kernel))  # what it passed
     if ka.kernel.launch_bounds and not shape:
@@ -1596,8 +1597,10 @@ def _index_term(enc: Encoder, acc: Access, node: Node, scope, position: int, off
     """An index as a term. An atomic's index that depends on data (a histogram's bin) may be
     any cell: a free value of that thread. A plain update's (`hist[key[i] & 63] += 1`) reads
     the keys as values of memory: two threads' keys may be equal, which is what a histogram
-    counts, so such updates collide. A plain store's stays undecided: scattering through
-    loaded positions (a permutation, a compaction's offsets) is assumed to hit distinct cells.
+    counts, so such updates collide; a plain read's likewise (a lookup table's entry chosen by
+    the data is any entry the expression can name). A plain store's stays undecided:
+    scattering through loaded positions (a permutation, a compaction's offsets) is assumed
+    to hit distinct cells.
     An offset every thread computes alike in a pointer's definition (a count loaded from
     memory) is one unknown both threads share. Parts of an index that are the same over a
     warp or the block (a queue's fill level from popcounts of ballots, a base loaded once)
@@ -1616,6 +1619,12 @@ def _index_term(enc: Encoder, acc: Access, node: Node, scope, position: int, off
             # Within one warp the lanes share it, and differ only by what they compute alike.
             enc.index_unknowns = True
             return grouped
-        if not (acc.read and acc.write):
+        if not acc.read:
             raise
-        return enc.expr_with_loads(node, scope)
+        loaded = enc.expr_with_loads(node, scope)
+        # a position read from memory is one of the view it indexes: not below its start,
+        # within its extent where that is known
+        enc.facts.append(loaded >= 0)
+        if position < len(acc.extents) and acc.extents[position] is not None:
+            enc.facts.append(loaded < acc.extents[position])
+        return loaded

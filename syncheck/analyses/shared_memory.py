@@ -720,6 +720,7 @@ class KernelAccesses:
         self.uses_y, self.uses_z = _uses_dimensions(program, kernel)
         self.launch_block_dim = service.launch_shapes.block_dim(kernel)
         self.block_relations = service.launch_shapes.relations(kernel)
+        self.grid_relations = service.launch_shapes.grid_relations(kernel)
         self.argument_constants = service.launch_shapes.argument_constants(kernel)
         self.argument_facts = service.launch_shapes.argument_facts(kernel)
         self.argument_relations = service.launch_shapes.argument_relations(kernel)

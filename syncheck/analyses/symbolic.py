@@ -245,7 +245,7 @@ class Encoder:
             t = C.int_type(n.type) if n.type else None
             if t is None:
                 continue  # a pointer or floating wrapper: the value passes through
-            term = C.z3_convert(self.z3, term, source, C.z3_bits(t))
+            term = C.z3_wrapped(self.z3, C.z3_convert(self.z3, term, source, C.z3_bits(t)), t)
             source = t
         return term
 
@@ -306,7 +306,8 @@ class Encoder:
         t = C.int_type(target.type) if target.type else None
         if t is None:
             return term
-        return C.z3_convert(self.z3, term, C.int_type(value.type) if value.type else None, C.z3_bits(t))
+        return C.z3_wrapped(self.z3, C.z3_convert(self.z3, term, C.int_type(value.type) if value.type else None,
+                                                   C.z3_bits(t)), t)
 
     def _expr(self, node: Node, scope: Scope, depth: int = 0):
         z3 = self.z3
@@ -1536,6 +1537,8 @@ def same_in_scopes(program: Program, service: UniformityService, root: Function,
         return False
     if not value:
         c1, c2 = (_rounded_to_block(z3, c, enc.tid, dims) for c, enc in ((c1, e1), (c2, e2)))
+        if group == 32:
+            c1, c2 = (_rounded_to_warp(z3, c, enc.tid, dims) for c, enc in ((c1, e1), (c2, e2)))
     solver = z3.Solver()
     solver.set("rlimit", PROOF_LIMIT)
     bx, by, bz = dims
@@ -1567,6 +1570,7 @@ def same_in_scopes(program: Program, service: UniformityService, root: Function,
     if root.kind == "kernel":
         solver.add(*parameter_facts(e1, service.launch_shapes.argument_facts(root), root))
         solver.add(*parameter_relations(e1, service.launch_shapes.argument_relations(root), root))
+        solver.add(*grid_relations(e1, service.launch_shapes.grid_relations(root), root))
     from syncheck.analyses.preconditions import kernel_preconditions
     for fact, holds in kernel_preconditions(root) if root.kind == "kernel" else ():
         try:
@@ -1661,6 +1665,97 @@ def _rounded_to_block(z3, cond, tid, dims):
             args = [z3.substitute(small, (t, zero)), large]
             return atom.decl()(*(args if side == 0 else args[::-1]))
         return None
+
+    def walk(term):
+        if z3.is_bool(term) and z3.is_app(term) and term.num_args() == 2 and \
+                term.arg(0).sort().kind() == z3.Z3_BV_SORT:
+            done = rewritten(term)
+            return done if done is not None else term
+        if z3.is_app_of(term, z3.Z3_OP_AND) or z3.is_app_of(term, z3.Z3_OP_OR) or \
+                z3.is_app_of(term, z3.Z3_OP_NOT):
+            return term.decl()(*[walk(c) for c in term.children()])
+        return term
+
+    return walk(cond)
+
+
+def _rounded_to_warp(z3, cond, tid, dims):
+    """A test of a lane against a bound that starts and ends on whole warps: `s + lane + k*32
+    < s + E` where E is a multiple of 32 (`(n + 31) & ~31`), a warp's range of elements
+    walked 32 at a time. Without the summands both sides share (s, the warp's start) the
+    rest is a multiple of 32 but the lane, and 0 <= lane < 32: the test is the same as with
+    lane 0, for every lane of the warp. threadIdx.x in a block whose rows are whole warps is
+    its warp's first index plus the lane. Rewritten so, as the solver does not see it
+    through the masks within its budget. Indices do not wrap around (as the race check
+    assumes)."""
+    row = dims[0].as_long() if z3.is_bv_value(dims[0]) else None
+    whole_rows = row is not None and row % 32 == 0
+    def summands(term):
+        if z3.is_app_of(term, z3.Z3_OP_BADD):
+            return [s for child in term.children() for s in summands(child)]
+        return [term]
+
+    def constant(term) -> int | None:
+        folded = z3.simplify(term)
+        return folded.as_long() if z3.is_bv_value(folded) else None
+
+    def lane(term) -> bool:
+        """`x & 31` or `x % 32` of a thread's index."""
+        if not any(_mentions(z3, term, t) for t in tid):
+            return False
+        if z3.is_app_of(term, z3.Z3_OP_BAND) and term.num_args() == 2:
+            return 31 in (constant(term.arg(0)), constant(term.arg(1)))
+        if term.decl().kind() in (z3.Z3_OP_BUREM, z3.Z3_OP_BUREM_I) and term.num_args() == 2:
+            return constant(term.arg(1)) == 32
+        return False
+
+    def multiple(term, depth: int = 0) -> bool:
+        value = constant(term) if not any(_mentions(z3, term, t) for t in tid) and depth < 8 else None
+        if value is not None:
+            return value % 32 == 0
+        if depth > 8 or not z3.is_app(term):
+            return False
+        if z3.is_app_of(term, z3.Z3_OP_EXTRACT) and term.params()[1] == 0:
+            return multiple(term.arg(0), depth + 1)
+        if z3.is_app_of(term, z3.Z3_OP_ZERO_EXT) or z3.is_app_of(term, z3.Z3_OP_SIGN_EXT):
+            return multiple(term.arg(0), depth + 1)
+        if z3.is_app_of(term, z3.Z3_OP_BMUL):
+            return any(multiple(c, depth + 1) for c in term.children())
+        if z3.is_app_of(term, z3.Z3_OP_BADD) or z3.is_app_of(term, z3.Z3_OP_BSUB):
+            return all(multiple(c, depth + 1) for c in term.children())
+        if z3.is_app_of(term, z3.Z3_OP_BAND):
+            masks = [constant(c) for c in term.children()]
+            return any(m is not None and m % 32 == 0 for m in masks) or \
+                any(multiple(c, depth + 1) for c in term.children())
+        if z3.is_app_of(term, z3.Z3_OP_BSHL) and term.num_args() == 2:
+            shift = constant(term.arg(1))
+            return (shift is not None and shift >= 5) or multiple(term.arg(0), depth + 1)
+        return False
+
+    def rewritten(atom):
+        side = _STRICT_SIDES.get(_op_name(z3, atom))
+        if side is None or atom.num_args() != 2:
+            return None
+        small, large = summands(atom.arg(side)), summands(atom.arg(1 - side))
+        for part in list(large):
+            same = next((i for i, q in enumerate(small) if q.eq(part)), None)
+            if same is not None:
+                small.pop(same)
+                large.remove(part)
+        lanes = [p for p in small if lane(p) or (whole_rows and p.eq(tid[0]))]
+        if len(lanes) != 1 or not large:
+            return None
+        rest = [p for p in small if p is not lanes[0]]
+        if not all(multiple(p) for p in rest) or not all(multiple(p) for p in large):
+            return None
+        width = atom.arg(side).size()
+        if lanes[0].eq(tid[0]):
+            rest.append(tid[0] & z3.BitVecVal(~31 & ((1 << width) - 1), width))  # the warp's first index
+        zero = z3.BitVecVal(0, width)
+        low = z3.Sum(rest) if rest else zero
+        high = z3.Sum(large) if len(large) > 1 else large[0]
+        args = [low, high]
+        return atom.decl()(*(args if side == 0 else args[::-1]))
 
     def walk(term):
         if z3.is_bool(term) and z3.is_app(term) and term.num_args() == 2 and \
@@ -1849,6 +1944,26 @@ def parameter_relations(enc: Encoder, relations: dict[str, tuple], kernel: Funct
         term = relation_term(enc, form)
         if term is not None:
             out.append(enc.sym(key, per_thread=False) == term)
+    return out
+
+
+def grid_relations(enc: Encoder, relations: dict[int, tuple], kernel: Function) -> list:
+    """The grid size every launch gives the kernel in terms of the arguments it passes
+    (launch_shapes.grid_relations), for axes and parameters the encoder has met and the
+    kernel never assigns."""
+    from syncheck.analyses.preconditions import assigned_variables
+    if not relations:
+        return []
+    changed = assigned_variables(kernel)
+    out = []
+    for axis, form in sorted(relations.items()):
+        name = f"gridDim.{'xyz'[axis]}"
+        names = _parameters_of(form)
+        if name not in enc.shared or not names <= set(enc.shared) or names & changed:
+            continue
+        term = relation_term(enc, form)
+        if term is not None:
+            out.append(enc.shared[name] == term)
     return out
 
 

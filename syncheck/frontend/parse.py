@@ -27,6 +27,7 @@ from syncheck.frontend.asm_escapes import with_ptx_names_escaped
 from syncheck.frontend.attribute_order import with_alignas_first
 from syncheck.frontend.bare_builtins import with_bare_builtins_voided
 from syncheck.frontend.launch_spacing import with_launches_joined
+from syncheck.frontend.loop_pragmas import NOT_A_LOOP_AFTER_UNROLL, with_empty_loops_after_unroll
 from syncheck.frontend.clang_api import KEEP_GOING
 from syncheck.include_policy import allowed_by_current, current_guard, guarded_parse, GuardedIndex
 from syncheck.frontend.cuda_headers import MODEL_DIR, STANDINS_DIR, RealHeaders
@@ -216,8 +217,21 @@ def parse_source(path: str, source: bytes, options: ParseOptions,
     language server), where no precompiled header applies, the translation unit is kept and
     reparsed on the next call for path.
     """
-    parent = os.path.dirname(os.path.abspath(path))
     text = with_instantiation_references(_as_nvcc_reads(source.decode("utf-8")))
+    parsed = _parse_text(path, source, text, options, real, use_pch, reuse)
+    stray = [(p.line, p.column) for p in parsed.problems
+             if p.kind != "header" and p.message == NOT_A_LOOP_AFTER_UNROLL]
+    if stray:
+        # only the parse tells where a pragma (often from a macro) stands before no loop
+        parsed = _parse_text(path, source, with_empty_loops_after_unroll(text, stray), options,
+                             real, use_pch, reuse)
+    return parsed
+
+
+def _parse_text(path: str, source: bytes, text: str, options: ParseOptions,
+                real: RealHeaders | None, use_pch: bool, reuse: bool) -> ParsedFile:
+    """parse_source's parse of ``text``, the copy of ``source`` rewritten as nvcc reads it."""
+    parent = os.path.dirname(os.path.abspath(path))
     if real is None:
         args = options.clang_args()
         if use_pch and not reuse:
