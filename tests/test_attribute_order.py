@@ -25,3 +25,27 @@ def test_alignas_moves_before_shared_in_place(source, reordered):
 ])
 def test_other_declarations_are_left_alone(source):
     assert with_alignas_first(source) == source
+
+
+@pytest.mark.parametrize("source, reordered", [
+    ("__device__ [[nodiscard]] inline int f();", "[[nodiscard]] __device__ inline int f();"),
+    ("__device__ __host__ [[nodiscard]] constexpr T v() const;",
+     "[[nodiscard]] __device__ __host__ constexpr T v() const;"),
+    ("  __device__  __forceinline__ [[maybe_unused]] static int g(int a);",
+     "  [[maybe_unused]] __device__  __forceinline__ static int g(int a);"),
+])
+def test_attribute_lists_move_before_cuda_keywords_in_place(source, reordered):
+    from syncheck.frontend.attribute_order import with_attribute_lists_first
+    out = with_attribute_lists_first(source)
+    assert out == reordered
+    assert len(out) == len(source)
+
+
+@pytest.mark.parametrize("source", [
+    "[[nodiscard]] __device__ int f();",         # already in clang's order
+    "__device__ int f() { return a[b[0]]; }",   # subscripts, not an attribute list
+    "__device__ int f(); [[nodiscard]] int g();",
+])
+def test_other_attribute_lists_are_left_alone(source):
+    from syncheck.frontend.attribute_order import with_attribute_lists_first
+    assert with_attribute_lists_first(source) == source

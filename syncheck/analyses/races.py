@@ -1113,8 +1113,8 @@ def _guard_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access, exited: tup
     # an unknown of a warp could be a bound that takes a thread past its warp's part of a
     # carved buffer, an unknown part of an index any element: such pairs are judged within a
     # warp only
-    return guards, warp_decisions or bool(e1.warp_unknowns_made or e2.warp_unknowns_made
-                                          or e1.index_unknowns or e2.index_unknowns)
+    return guards, warp_decisions or any(
+        (enc.warp_unknowns_made and not enc.loaded_index) or enc.index_unknowns for enc in (e1, e2))
 
 
 def _proven_loop_test(ka: KernelAccesses, block: int) -> bool:
@@ -1622,6 +1622,7 @@ def _index_term(enc: Encoder, acc: Access, node: Node, scope, position: int, off
         if not acc.read:
             raise
         loaded = enc.expr_with_loads(node, scope)
+        enc.loaded_index = enc.loaded_index or not acc.write
         # a position read from memory is one of the view it indexes: not below its start,
         # within its extent where that is known
         enc.facts.append(loaded >= 0)

@@ -196,11 +196,15 @@ class Encoder:
         # While an access's guards or (once plain encoding failed) its indices are encoded:
         # values the encoder cannot model that are the same over a warp or the block are
         # unknowns of it (see _group_unknown). An unknown of a warp could name one element for
-        # two warps, so pairs that make one are judged within a warp only.
+        # two warps, so pairs that make one are judged within a warp only (unless the access
+        # reads at a loaded position: any element already, see loaded_index).
         self.group_unknowns: str | None = None  # "guard" or "index" while it is on
         self.warp_unknowns_made = 0
         # Set where an index needed unknowns of a group: the pair is judged within a warp only.
         self.index_unknowns = False
+        # Set where a read's index is a position loaded from memory: it may name any element,
+        # whatever bound an unknown of its warp puts on the thread (see races._index_term).
+        self.loaded_index = False
         self.group_unknown_terms: list = []  # the unknowns _group_unknown made, in order
         # While a test of values read from memory is encoded: loads are values of memory.
         self._loads_as_values = False

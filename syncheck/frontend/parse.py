@@ -24,7 +24,7 @@ import clang.cindex as ci
 
 from syncheck.frontend import include_prefix, precompiled, system_prefix
 from syncheck.frontend.asm_escapes import with_ptx_names_escaped
-from syncheck.frontend.attribute_order import with_alignas_first
+from syncheck.frontend.attribute_order import with_alignas_first, with_attribute_lists_first
 from syncheck.frontend.bare_builtins import with_bare_builtins_voided
 from syncheck.frontend.launch_spacing import with_launches_joined
 from syncheck.frontend.loop_pragmas import NOT_A_LOOP_AFTER_UNROLL, with_empty_loops_after_unroll
@@ -423,7 +423,8 @@ def _with_references(text: str) -> tuple[str, list[tuple[int, int, int]]]:
 def _as_nvcc_reads(text: str) -> str:
     """The source with the spellings nvcc accepts and clang does not rewritten in place
     (same length: every line, column and byte offset stays)."""
-    return with_bare_builtins_voided(with_alignas_first(with_launches_joined(with_ptx_names_escaped(text))))
+    return with_bare_builtins_voided(with_attribute_lists_first(with_alignas_first(
+        with_launches_joined(with_ptx_names_escaped(text)))))
 
 
 def _added_spans(source: bytes) -> list[tuple[int, int, int]]:
