@@ -1628,11 +1628,6 @@ def _rounded_to_block(z3, cond, tid, dims):
     the next one. The bit-vector solver cannot see that through the division and products
     within its budget; the terms are rewritten so that it need not. Indices do not wrap around
     (as the race check assumes)."""
-    def summands(term):
-        if z3.is_app_of(term, z3.Z3_OP_BADD):
-            return [s for child in term.children() for s in summands(child)]
-        return [term]
-
     def is_extent(term, extent):
         while z3.is_app_of(term, z3.Z3_OP_ZERO_EXT):
             term = term.arg(0)
@@ -1657,11 +1652,11 @@ def _rounded_to_block(z3, cond, tid, dims):
             return None
         small, large = atom.arg(side), atom.arg(1 - side)
         for axis, t in enumerate(tid):
-            parts = summands(small)
+            parts = _summands(z3, small)
             at = [i for i, p in enumerate(parts) if p.eq(t)]
             rest = parts[:at[0]] + parts[at[0] + 1:] if len(at) == 1 else None
             if rest is None or not all(multiple(p, dims[axis]) for p in rest) or \
-                    not all(multiple(p, dims[axis]) for p in summands(large)):
+                    not all(multiple(p, dims[axis]) for p in _summands(z3, large)):
                 continue
             if any(_mentions(z3, p, t) for p in rest) or _mentions(z3, large, t):
                 continue
@@ -1670,17 +1665,7 @@ def _rounded_to_block(z3, cond, tid, dims):
             return atom.decl()(*(args if side == 0 else args[::-1]))
         return None
 
-    def walk(term):
-        if z3.is_bool(term) and z3.is_app(term) and term.num_args() == 2 and \
-                term.arg(0).sort().kind() == z3.Z3_BV_SORT:
-            done = rewritten(term)
-            return done if done is not None else term
-        if z3.is_app_of(term, z3.Z3_OP_AND) or z3.is_app_of(term, z3.Z3_OP_OR) or \
-                z3.is_app_of(term, z3.Z3_OP_NOT):
-            return term.decl()(*[walk(c) for c in term.children()])
-        return term
-
-    return walk(cond)
+    return _comparisons_rewritten(z3, cond, rewritten)
 
 
 def _rounded_to_warp(z3, cond, tid, dims):
@@ -1694,10 +1679,6 @@ def _rounded_to_warp(z3, cond, tid, dims):
     assumes)."""
     row = dims[0].as_long() if z3.is_bv_value(dims[0]) else None
     whole_rows = row is not None and row % 32 == 0
-    def summands(term):
-        if z3.is_app_of(term, z3.Z3_OP_BADD):
-            return [s for child in term.children() for s in summands(child)]
-        return [term]
 
     def constant(term) -> int | None:
         folded = z3.simplify(term)
@@ -1740,7 +1721,7 @@ def _rounded_to_warp(z3, cond, tid, dims):
         side = _STRICT_SIDES.get(_op_name(z3, atom))
         if side is None or atom.num_args() != 2:
             return None
-        small, large = summands(atom.arg(side)), summands(atom.arg(1 - side))
+        small, large = _summands(z3, atom.arg(side)), _summands(z3, atom.arg(1 - side))
         for part in list(large):
             same = next((i for i, q in enumerate(small) if q.eq(part)), None)
             if same is not None:
@@ -1761,17 +1742,27 @@ def _rounded_to_warp(z3, cond, tid, dims):
         args = [low, high]
         return atom.decl()(*(args if side == 0 else args[::-1]))
 
-    def walk(term):
-        if z3.is_bool(term) and z3.is_app(term) and term.num_args() == 2 and \
-                term.arg(0).sort().kind() == z3.Z3_BV_SORT:
-            done = rewritten(term)
-            return done if done is not None else term
-        if z3.is_app_of(term, z3.Z3_OP_AND) or z3.is_app_of(term, z3.Z3_OP_OR) or \
-                z3.is_app_of(term, z3.Z3_OP_NOT):
-            return term.decl()(*[walk(c) for c in term.children()])
-        return term
+    return _comparisons_rewritten(z3, cond, rewritten)
 
-    return walk(cond)
+
+def _summands(z3, term) -> list:
+    """The terms a sum adds (a + (b + c): a, b, c)."""
+    if z3.is_app_of(term, z3.Z3_OP_BADD):
+        return [s for child in term.children() for s in _summands(z3, child)]
+    return [term]
+
+
+def _comparisons_rewritten(z3, cond, rewritten):
+    """``cond`` with each comparison of bit-vectors that ``rewritten`` rewrites (None: kept)
+    replaced, through and, or and not."""
+    if z3.is_bool(cond) and z3.is_app(cond) and cond.num_args() == 2 and \
+            cond.arg(0).sort().kind() == z3.Z3_BV_SORT:
+        done = rewritten(cond)
+        return done if done is not None else cond
+    if z3.is_app_of(cond, z3.Z3_OP_AND) or z3.is_app_of(cond, z3.Z3_OP_OR) or \
+            z3.is_app_of(cond, z3.Z3_OP_NOT):
+        return cond.decl()(*[_comparisons_rewritten(z3, c, rewritten) for c in cond.children()])
+    return cond
 
 
 def _op_name(z3, term) -> str:
