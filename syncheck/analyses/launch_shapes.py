@@ -144,7 +144,7 @@ class LaunchShapes:
                 return {}
         return block_dim_relations(self.program, kernel)
 
-    def grid_relations(self, kernel: Function) -> dict[int, tuple]:
+    def grid_relations(self, kernel: Function) -> dict[str, tuple]:
         """grid_dim_relations of this file's launches, unless launches in other files may
         give the kernel other shapes."""
         if not self.relations_complete(kernel):
@@ -300,12 +300,13 @@ def block_dim_relations(program: Program, kernel: Function) -> dict[int, tuple]:
     return common or {}
 
 
-def grid_dim_relations(program: Program, kernel: Function) -> dict[int, tuple]:
-    """For each axis, the expression over the kernel's parameters that every launch in the
-    file gives gridDim (`int grid = (n + 255) / 256; <<<grid, 256>>>(x, n)`: gridDim.x ==
-    (n + 255) / 256): a grid-stride loop over n then runs once in every block."""
+def grid_dim_relations(program: Program, kernel: Function) -> dict[str, tuple]:
+    """For each axis (keyed `gridDim.x` ...), the expression over the kernel's parameters
+    that every launch in the file gives gridDim (`int grid = (n + 255) / 256; <<<grid,
+    256>>>(x, n)`: gridDim.x == (n + 255) / 256): a grid-stride loop over n then runs once in
+    every block."""
     from syncheck.analyses.host_facts import unchanged_variables
-    common: dict[int, tuple] | None = None
+    common: dict[str, tuple] | None = None
     for launch in launches_of(program, kernel):
         if launch.api != "<<<>>>" or not launch.config or len(launch.args) != len(kernel.params) \
                 or launch.host_function not in program.functions:
@@ -321,7 +322,7 @@ def grid_dim_relations(program: Program, kernel: Function) -> dict[int, tuple]:
         for axis, expr in enumerate(axes):
             form = _kernel_terms(expr, arguments, hv, stable=stable) if expr is not None else ("const", 1)
             if form is not None and form[0] != "const":
-                found[axis] = form
+                found[f"gridDim.{'xyz'[axis]}"] = form
         common = found if common is None else {a: f for a, f in common.items() if found.get(a) == f}
         if not common:
             return {}

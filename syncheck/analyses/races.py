@@ -19,7 +19,7 @@ from syncheck.analyses.shared_memory import Access, Guard, KernelAccesses, Offse
 from syncheck.analyses.solver_context import side_context
 from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, WHOLE_WORD, Encoder,
                                         MergedDefinitions, SharedSymbols, NextIteration, NotEncodable, bitvector, count_decision,
-                                        grid_relations, parameter_facts, parameter_relations, relation_term, tied_parameters, same_in_scopes, smallest_example,
+                                        launch_relations, parameter_facts, relation_term, tied_parameters, same_in_scopes, smallest_example,
                                         term_variables, z3_module)
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers, structural_key
@@ -881,9 +881,9 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     for key, value in ka.argument_constants.items():
         if key in shared:
             solver.add(shared[key] == value)  # what every launch passes for the parameter
-    solver.add(*grid_relations(e1, ka.grid_relations, ka.kernel))  # the launches' grid sizes
+    solver.add(*launch_relations(e1, ka.grid_relations, ka.kernel))  # the launches' grid sizes
     solver.add(*parameter_facts(e1, ka.argument_facts, ka.kernel))  # what the host checked
-    solver.add(*parameter_relations(e1, ka.argument_relations, ka.kernel))  # what it passed
+    solver.add(*launch_relations(e1, ka.argument_relations, ka.kernel))  # what it passed
     if ka.kernel.launch_bounds and not shape:
         solver.add(bx * by * bz <= ka.kernel.launch_bounds)
     elif ka.kernel.launch_bound_expr is not None and not shape:

@@ -1573,8 +1573,8 @@ def same_in_scopes(program: Program, service: UniformityService, root: Function,
                 solver.add(shared[key] == value)  # what every launch passes for it
     if root.kind == "kernel":
         solver.add(*parameter_facts(e1, service.launch_shapes.argument_facts(root), root))
-        solver.add(*parameter_relations(e1, service.launch_shapes.argument_relations(root), root))
-        solver.add(*grid_relations(e1, service.launch_shapes.grid_relations(root), root))
+        solver.add(*launch_relations(e1, service.launch_shapes.argument_relations(root), root))
+        solver.add(*launch_relations(e1, service.launch_shapes.grid_relations(root), root))
     from syncheck.analyses.preconditions import kernel_preconditions
     for fact, holds in kernel_preconditions(root) if root.kind == "kernel" else ():
         try:
@@ -1923,38 +1923,19 @@ def fact_term(enc: Encoder, fact: tuple):
             ">": lambda: a > b, ">=": lambda: a >= b}[op]()
 
 
-def parameter_relations(enc: Encoder, relations: dict[str, tuple], kernel: Function) -> list:
-    """What every launch passes for some parameters in terms of the block shape and the other
-    arguments (launch_shapes.argument_relations), for parameters the encoder has met and the
-    kernel never assigns."""
+def launch_relations(enc: Encoder, relations: dict[str, tuple], kernel: Function) -> list:
+    """What every launch gives some of the kernel's symbols (a parameter's argument, a
+    gridDim axis) in terms of the block shape and the other arguments, as relation trees keyed
+    by the symbol's name (launch_shapes.argument_relations, grid_relations): the equalities for
+    symbols and parameters the encoder has met and the kernel never assigns."""
     from syncheck.analyses.preconditions import assigned_variables
     if not relations:
         return []
     changed = assigned_variables(kernel)
     out = []
-    for key, form in sorted(relations.items()):
-        names = _parameters_of(form) | {key}
-        if not names <= set(enc.shared) or names & changed:
-            continue
-        term = relation_term(enc, form)
-        if term is not None:
-            out.append(enc.sym(key, per_thread=False) == term)
-    return out
-
-
-def grid_relations(enc: Encoder, relations: dict[int, tuple], kernel: Function) -> list:
-    """The grid size every launch gives the kernel in terms of the arguments it passes
-    (launch_shapes.grid_relations), for axes and parameters the encoder has met and the
-    kernel never assigns."""
-    from syncheck.analyses.preconditions import assigned_variables
-    if not relations:
-        return []
-    changed = assigned_variables(kernel)
-    out = []
-    for axis, form in sorted(relations.items()):
-        name = f"gridDim.{'xyz'[axis]}"
+    for name, form in sorted(relations.items()):
         names = _parameters_of(form)
-        if name not in enc.shared or not names <= set(enc.shared) or names & changed:
+        if name not in enc.shared or not names <= set(enc.shared) or (names | {name}) & changed:
             continue
         term = relation_term(enc, form)
         if term is not None:
