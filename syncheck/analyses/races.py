@@ -359,7 +359,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                 races[(b.array, b.node.line)] = Race(a, b, intra_only, example, shape, source,
                                                      parted_at=parted_at)
     grouped = _one_per_fill(ka, _one_per_store(ka, _one_per_access(list(races.values()))))
-    return RaceResult(_one_per_struct(ka, grouped), undecided)
+    return RaceResult(_one_per_warp_exchange(ka, _one_per_struct(ka, grouped)), undecided)
 
 
 _WARP_LEVEL = frozenset({P.TILE_SYNC, P.WARP_COLLECTIVE, P.TILE_COLLECTIVE, P.LEGACY_WARP})
@@ -399,8 +399,9 @@ def _one_per_access(races: list[Race]) -> list[Race]:
     initialization's and the accumulation loop's stores, with no barrier before the
     reduction) are one missing barrier, before that read: the first by place stands for them,
     reported at the read, the others go with it as notes. (One store racing with reads at
-    several places, the steps of a warp-synchronous reduction, stays one finding per read.)
-    Block and warp races stay apart."""
+    several places, the steps of a reduction, stays one finding per read here; the steps of
+    a warp-synchronous one go together in _one_per_warp_exchange.) Block and warp races stay
+    apart."""
     leaders: dict[tuple, Race] = {}
     kept = []
     for race in sorted(races, key=_place):
@@ -425,8 +426,9 @@ def _one_per_store(ka: KernelAccesses, races: list[Race]) -> list[Race]:
     on the way from it to any of them (a fill loop with no barrier or __syncwarp() before the
     code that reads what it filled), is one missing synchronization between the store and its
     first read: the first race by place stands for them, reported at that read, and the
-    others go with it as notes. The steps of a warp-synchronous reduction store between their reads, so
-    each step stays a finding of its own."""
+    others go with it as notes. The steps of a reduction store between their reads, so
+    each step stays a finding of its own here (a warp-synchronous one's steps go together
+    in _one_per_warp_exchange)."""
     leaders: dict[tuple, Race] = {}
     kept = []
     for race in sorted(races, key=_place):
@@ -571,6 +573,53 @@ def _one_per_struct(ka: KernelAccesses, races: list[Race]) -> list[Race]:
         if leader is not race:
             _follow(leader, race)
     followers = {id(r) for leader in leaders.values() for r in leader.other_members}
+    return [r for r in races if id(r) not in followers]
+
+
+_RENDEZVOUS = frozenset({P.BLOCK_BARRIER, P.GRID_SYNC, P.TILE_SYNC, P.WARP_COLLECTIVE, P.TILE_COLLECTIVE,
+                         P.LEGACY_WARP, P.ALIGNED_NAMED_BARRIER, P.NAMED_BARRIER})
+
+
+def _rendezvous_lines(ka: KernelAccesses) -> dict[str, set[int]]:
+    """Function key -> the lines where the kernel's lanes meet in it: a barrier, a
+    __syncwarp(), a warp collective, or a call on the way to one."""
+    lines: dict[str, set[int]] = {}
+    for site, frames in ka.service.walk_sites(ka.kernel):
+        if site.prim is not None and site.prim.category in _RENDEZVOUS:
+            lines.setdefault(site.function.key, set()).add(site.node.line)
+            for frame in frames:
+                lines.setdefault(frame.site.function.key, set()).add(frame.site.node.line)
+    return lines
+
+
+def _one_per_warp_exchange(ka: KernelAccesses, races: list[Race]) -> list[Race]:
+    """The steps of one warp-synchronous exchange (a volatile tree reduction's `s[t] += s[t +
+    16]; s[t] += s[t + 8]; ...` over two arrays, one lane broadcasting values one after
+    another through one slot) are one reliance on lockstep lanes, fixed as one (a
+    __syncwarp() at every step, or shuffles instead of the buffer): lane races made by the
+    same functions go together while their lines overlap and no place where the lanes meet
+    (a __syncwarp(), a shuffle) lies between one's later access and the next's. The first
+    by place stands for them. Block races stay apart."""
+    function = lambda access: access.function.key if access.function is not None else None
+    meets = _rendezvous_lines(ka) if any(r.intra_warp_only for r in races) else {}
+    groups: dict[tuple, tuple[Race, int, int]] = {}  # functions -> (leader, last read line, end)
+    followers: set[int] = set()
+    for race in sorted(races, key=_place):
+        if not race.intra_warp_only:
+            continue
+        key = (function(race.first), function(race.second))
+        lines = [a.node.line for r in [race] + race.other_members for a in (r.first, r.second)]
+        line = race.second.node.line
+        current = groups.get(key)
+        if current is not None:
+            leader, last, end = current
+            apart = any(last < m < line for m in meets.get(key[1], ()))
+            if not apart and min(lines) <= end:
+                _follow(leader, race)
+                followers.add(id(race))
+                groups[key] = (leader, line, max(end, *lines))
+                continue
+        groups[key] = (race, line, max(lines))
     return [r for r in races if id(r) not in followers]
 
 

@@ -1,10 +1,13 @@
 """SYN402 implicit-warp-synchronous: lanes of a warp exchange data through shared memory
 without __syncwarp(), relying on lockstep execution.
 
+The steps of one exchange (every step of a volatile tree reduction, every broadcast through
+one slot) are one finding, reported at its first racing step, the other steps as notes.
+
 Fix (unsafe: it adds synchronization): put `__syncwarp();` before the statement of the later
-access, where that statement is reached by whole warps in every context. When that statement
-also writes what another lane reads in it (`s[t] += s[t + 16]`), the read is split from the
-write with a second `__syncwarp()`."""
+access of every step, where that statement is reached by whole warps in every context. When
+that statement also writes what another lane reads in it (`s[t] += s[t + 16]`), the read is
+split from the write with a second `__syncwarp()`. No fix is offered unless every step has one."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from syncheck.analyses.levels import Level
 from syncheck.checks.base import Check, CheckContext
 from syncheck.checks.fix_points import (control_level, exact_text, function_of, inside,
                                         insert_before, statement_path)
-from syncheck.checks.shared_races import access_text, by_line, kernel_races, member_notes, ordered, shape_note
+from syncheck.checks.shared_races import access_text, by_line, kernel_races, ordered, shape_note
 from syncheck.diagnostics import UNSAFE, Edit, Fix
 
 _SPLIT_OPS = ("COMPOUND_ASSIGNMENT_OPERATOR", "BINARY_OPERATOR")
@@ -31,14 +34,20 @@ class ImplicitWarpSynchronous(Check):
             if race.threads:
                 a, b = (_lane(t, race.shape) for t in race.threads)
                 example = f" (for example lanes {a} and {b} of one warp)"
-            message = (f"lanes of one warp exchange data through shared '{first.name}' with no "
+            names = list(dict.fromkeys(r.second.name for r in [race] + race.other_members))
+            arrays = " and ".join(f"'{n}'" for n in names)
+            steps = len(race.other_members)
+            more = (f"; {steps} more step{'s' if steps > 1 else ''} of the exchange race the same way "
+                    f"(see the notes)") if steps else ""
+            message = (f"lanes of one warp exchange data through shared {arrays} with no "
                        f"__syncwarp(): one lane {access_text(ctx, first)} (line {first.line}) and "
-                       f"another {access_text(ctx, second)} (line {second.line}){example}; since "
-                       f"Volta lanes do not run in lockstep and 'volatile' does not order them: put "
-                       f"__syncwarp() between the steps")
+                       f"another {access_text(ctx, second)} (line {second.line}){example}{more}; "
+                       f"since Volta lanes do not run in lockstep and 'volatile' does not order "
+                       f"them: put __syncwarp() between the steps")
             notes = [] if first is second else [ctx.note(first.node, f"the other access: {access_text(ctx, first)}")]
-            finding = ctx.finding(self, second.node, message, kernel.name, notes + [shape_note(ctx, race, kernel)] + member_notes(ctx, race))
-            finding.fix = _syncwarp_fix(ctx, *by_line(race))
+            finding = ctx.finding(self, second.node, message, kernel.name,
+                                  notes + [shape_note(ctx, race, kernel)] + _step_notes(ctx, race))
+            finding.fix = _exchange_fix(ctx, race)
             yield finding
 
 
@@ -48,6 +57,40 @@ def _lane(thread: tuple[int, int, int], shape: tuple[int, int, int]) -> int:
     x, y, z = thread
     width, height = (shape[0], shape[1]) if shape and shape[0] else (0, 0)
     return (x + width * (y + height * z)) % 32 if width else x % 32
+
+
+def _step_notes(ctx: CheckContext, race) -> list:
+    """The exchange's other steps (told with the finding by races._one_per_warp_exchange)."""
+    notes = []
+    for step in race.other_members:
+        a, b = ordered(step)
+        notes.append(ctx.note(b.node, f"another step with no __syncwarp(): one lane "
+                                      f"{access_text(ctx, a)} (line {a.line}) and another "
+                                      f"{access_text(ctx, b)} (line {b.line})"))
+    return notes
+
+
+def _exchange_fix(ctx: CheckContext, race) -> Fix | None:
+    """One fix for every step of the exchange: the steps' own fixes together, offered only
+    when each step has one and they do not collide (a step whose read is split and another
+    whose __syncwarp() would go before the same statement need only the split)."""
+    fixes = [_syncwarp_fix(ctx, *by_line(step)) for step in [race] + race.other_members]
+    if any(f is None for f in fixes):
+        return None
+    if len(fixes) == 1:
+        return fixes[0]
+    edits = list({(e.line, e.column, e.end_line, e.end_column, e.replacement): e
+                  for f in fixes for e in f.edits}.values())
+    replaced = {(e.line, e.column) for e in edits if (e.line, e.column) != (e.end_line, e.end_column)}
+    edits = [e for e in edits if (e.line, e.column) != (e.end_line, e.end_column)
+             or (e.line, e.column) not in replaced]
+    edits.sort(key=lambda e: (e.line, e.column))
+    for a, b in zip(edits, edits[1:]):
+        if (b.line, b.column) < (a.end_line, a.end_column) or (b.line, b.column) == (a.line, a.column):
+            return None
+    split = any("between its read" in f.message for f in fixes)
+    return Fix("put __syncwarp() before every step" + (" and between a step's read and its write"
+                                                       if split else ""), UNSAFE, edits)
 
 
 def _syncwarp_fix(ctx: CheckContext, first, second) -> Fix | None:
