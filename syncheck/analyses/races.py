@@ -43,6 +43,10 @@ class Race:
     # to meet in one interval, when a barrier lies between them on every path otherwise:
     # such a race exists only through a barrier those branches let part of the block skip.
     parted_at: tuple[int, ...] = ()
+    # For a finding that stands for several block races: the way (first access, later
+    # access, _BarrierWays) whose later access comes first, where one barrier placed before
+    # that access orders every race told (None: the race's own two accesses tell where)
+    barrier_way: tuple[Access, Access] | None = None
 
 
 def _next_iteration(ka: KernelAccesses, loop) -> NextIteration:
@@ -160,6 +164,15 @@ class _Concurrency:
     def before(self, x: Access, y: Access) -> bool:
         """Can a thread go on from x to y with no barrier (into and out of the helpers they are in)?"""
         return y.point in self._from(x.point) and self._leaves_free(x) and self._enters_free(y)
+
+    def in_order(self, x: Access, y: Access) -> bool:
+        """Does a thread make ``y`` after ``x`` with no barrier between, counting accesses at
+        one place (one statement, one inlined call) in their order there?"""
+        if x.point == y.point and x.instance == y.instance:
+            if x.instance is not None and x.local_point != y.local_point:
+                return y.local_point in self._callee(x).reach_from(*x.local_point)
+            return (x.node.line, x.node.col) <= (y.node.line, y.node.col)
+        return self.before(x, y)
 
     def writes_reach(self, write: Access, read: Access) -> bool:
         """Can a thread go from ``write`` on to ``read`` within one interval (the same point
@@ -359,7 +372,9 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                 races[(b.array, b.node.line)] = Race(a, b, intra_only, example, shape, source,
                                                      parted_at=parted_at)
     grouped = _one_per_fill(ka, _one_per_store(ka, _one_per_access(list(races.values()))))
-    return RaceResult(_one_per_warp_exchange(ka, _one_per_struct(ka, grouped)), undecided)
+    told = _lane_races_with_block_race(ka, _one_per_missing_barrier(ka, _one_per_struct(ka, grouped)))
+    _place_shared_barriers(ka, told)
+    return RaceResult(_one_per_warp_exchange(ka, told), undecided)
 
 
 _WARP_LEVEL = frozenset({P.TILE_SYNC, P.WARP_COLLECTIVE, P.TILE_COLLECTIVE, P.LEGACY_WARP})
@@ -620,6 +635,99 @@ def _one_per_warp_exchange(ka: KernelAccesses, races: list[Race]) -> list[Race]:
                 groups[key] = (leader, line, max(end, *lines))
                 continue
         groups[key] = (race, line, max(lines))
+    return [r for r in races if id(r) not in followers]
+
+
+class _BarrierWays:
+    """Where a barrier would order a race: on its way, from the access a thread makes first
+    to the one it makes later with no barrier between (a loop-carried race's way runs round
+    the loop)."""
+
+    def __init__(self, ka: KernelAccesses):
+        self.concurrency = _Concurrency(ka, warp=False)
+
+    def way(self, race: Race) -> tuple[Access, Access] | None:
+        a, b = race.first, race.second
+        forward, backward = self.concurrency.before(a, b), self.concurrency.before(b, a)
+        return None if forward == backward else (a, b) if forward else (b, a)
+
+    def ways(self, race: Race) -> list[tuple[Access, Access]]:
+        """The ways of the race and of the races told with it, where they have one."""
+        return [w for w in map(self.way, [race] + race.other_members) if w is not None]
+
+    def _starts_within(self, start: Access, point: Access, end: Access) -> bool:
+        """Is ``point`` made from ``start`` on and before ``end`` (not ``end`` itself)?"""
+        in_order = self.concurrency.in_order
+        return point is not end and (point is start or (in_order(start, point) and in_order(point, end)))
+
+    def meet(self, one: tuple[Access, Access], other: tuple[Access, Access]) -> bool:
+        """Is there room for one barrier on both ways: after both starts, before both ends?"""
+        return one[1] is other[1] or self._starts_within(one[0], other[0], one[1]) \
+            or self._starts_within(other[0], one[0], other[1])
+
+
+def _one_per_missing_barrier(ka: KernelAccesses, races: list[Race]) -> list[Race]:
+    """Block races on one array that one barrier fixes are one finding: races whose ways
+    (_BarrierWays) all meet (a loop's three stores `d[3*i+0..2] = ...` racing with the
+    previous iteration's reads of the three; the even phase's stores racing with the odd
+    phase's reads and its reads with the odd phase's stores) need one barrier where they
+    meet. The first by place stands for them. Other arrays keep their own findings (a
+    finding names its array); races that exist only through a skipped barrier stay apart
+    (SYN101 tells them)."""
+    ways = _BarrierWays(ka)
+    groups: list[tuple[Race, list]] = []
+    followers: set[int] = set()
+    for race in sorted(races, key=_place):
+        if race.intra_warp_only or race.parted_at:
+            continue
+        mine = ways.ways(race)
+        if not mine:
+            continue
+        group = next((g for g in groups if g[0].second.array == race.second.array
+                      and all(ways.meet(m, w) for m in mine for w in g[1])), None)
+        if group is None:
+            groups.append((race, mine))
+            continue
+        _follow(group[0], race)
+        group[1].extend(mine)
+        followers.add(id(race))
+    return [r for r in races if id(r) not in followers]
+
+
+def _place_shared_barriers(ka: KernelAccesses, races: list[Race]) -> None:
+    """For block races told with others whose ways all meet: the way whose later access
+    comes first, before which one barrier orders them all (Race.barrier_way)."""
+    ways = _BarrierWays(ka)
+    for race in races:
+        if race.intra_warp_only or not race.other_members:
+            continue
+        told = ways.ways(race)
+        if len(told) < 2 or not all(ways.meet(a, b) for i, a in enumerate(told) for b in told[i + 1:]):
+            continue
+        race.barrier_way = next((w for w in told if all(ways.concurrency.in_order(w[1], o[1]) for o in told)), None)
+
+
+def _lane_races_with_block_race(ka: KernelAccesses, races: list[Race]) -> list[Race]:
+    """A lane race whose way meets the ways of a block race on the same array (_BarrierWays)
+    is fixed by the barrier the block race needs (a loop whose next iteration's store races
+    with the reads of the thread's own row, lanes of its warp, and of other rows, other
+    warps; a sort's phases with no barrier between, whose pairs of one warp race too): it
+    is told with the block race. Not with a block race that exists only through a skipped
+    barrier (SYN101 tells those)."""
+    blocks = [r for r in races if not r.intra_warp_only and not r.parted_at]
+    lanes = [r for r in races if r.intra_warp_only]
+    if not blocks or not lanes:
+        return races
+    ways = _BarrierWays(ka)
+    block_ways = {id(b): ways.ways(b) for b in blocks}
+    followers: set[int] = set()
+    for lane in lanes:
+        mine = ways.ways(lane)
+        block = next((b for b in blocks if mine and block_ways[id(b)] and b.second.array == lane.second.array
+                      and all(ways.meet(m, w) for m in mine for w in block_ways[id(b)])), None)
+        if block is not None:
+            _follow(block, lane)
+            followers.add(id(lane))
     return [r for r in races if id(r) not in followers]
 
 

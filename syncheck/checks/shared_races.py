@@ -95,13 +95,16 @@ def shape_note(ctx: CheckContext, race: Race, kernel):
 
 
 def member_notes(ctx: CheckContext, race: Race) -> list:
-    """The races on the struct's other members that this finding stands for."""
+    """The races this finding stands for: on the struct's other members, at other places,
+    on other arrays that the same barrier orders, between lanes of one warp."""
     notes = []
     for other in race.other_members:
         a, b = ordered(other)
-        what = "another member of the struct" if other.second.name != race.second.name else \
+        what = "lanes of one warp" if other.intra_warp_only and not race.intra_warp_only else \
+            f"'{other.second.name}'" if other.second.name != race.second.name else \
             f"'{race.second.name}' at another place"
-        notes.append(ctx.note(b.node, f"{what} races the same way: "
+        verb = "race" if what == "lanes of one warp" else "races"
+        notes.append(ctx.note(b.node, f"{what} {verb} the same way: "
                                       f"{access_text(ctx, a)} (line {a.line}) and {access_text(ctx, b)} "
                                       f"(line {b.line})"))
     return notes

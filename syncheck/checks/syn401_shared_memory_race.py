@@ -3,7 +3,8 @@
 Fix (unsafe: it adds a barrier): `__syncthreads();` before the statement that holds the later
 access, in the innermost block of statements that holds both accesses in different
 statements, when every thread of the block reaches that point (it is block-uniform in every
-context). Where no such point exists (the accesses share a statement, or the point is under a
+context). A finding that stands for several races one barrier orders puts it before the
+access that comes first among their later accesses. Where no such point exists (the accesses share a statement, or the point is under a
 thread-dependent branch) no fix is offered."""
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class SharedMemoryRace(Check):
                 notes.append(ctx.note(second.node, "put a barrier on every path between the two accesses"))
             finding = ctx.finding(self, second.node, message, kernel.name, notes + [shape_note(ctx, race, kernel)] + member_notes(ctx, race))
             if not same:
-                finding.fix = barrier_fix(ctx, *by_line(race))
+                finding.fix = barrier_fix(ctx, *(race.barrier_way or by_line(race)))
             yield finding
 
 
