@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from syncheck.analyses.constants import integer_constant
 from syncheck.analyses.levels import Level
 from syncheck.analyses.uniformity import Controller, Site, UniformityService, effective_controllers
-from syncheck.ir.nodes import Node
+from syncheck.ir.nodes import Node, strip_wrappers
 from syncheck.ir.program import Function
 
 
@@ -67,6 +68,38 @@ def _compile_time(cond: Node) -> bool:
                               and n.decl.storage in ("template", "enum") for n in refs)
 
 
+_ALL_LANES = (0xFFFFFFFF, -1)
+
+
+def _whole_warp_test(controller: Controller) -> bool:
+    """Is the code under the decision reached only with all 32 lanes of the warp there: the arm
+    of `__activemask() == 0xffffffff` (of `mask != 0xffffffff`, the else arm) that a full
+    warp's lanes take together?"""
+    cond = strip_wrappers(controller.cond)
+    if cond.kind != "BINARY_OPERATOR" or cond.op not in ("==", "!=") or len(cond.children) != 2 \
+            or not controller.value.from_activemask:
+        return False
+    if controller.polarity is not (cond.op == "=="):
+        return False
+    constants = [integer_constant(side) for side in cond.children]
+    if not any(c is not None and c & 0xFFFFFFFF == 0xFFFFFFFF for c in constants):
+        return False
+    other = strip_wrappers(cond.children[1 if constants[0] is not None else 0])
+    return other.kind in ("DECL_REF_EXPR", "CALL_EXPR")  # the mask itself, not a mix of it
+
+
+def _inside_whole_warp_test(controllers: list[tuple[int, Controller]]) -> list[tuple[int, Controller]]:
+    """The decisions that still say which lanes of a warp reach code under the innermost
+    whole-warp test (_whole_warp_test): those inside its arm. The decisions around it say
+    nothing more: whatever they let through, the code under it runs only with the whole warp."""
+    for i in range(len(controllers) - 1, -1, -1):
+        depth, test = controllers[i]
+        if _whole_warp_test(test) and test.stmt is not None:
+            return [(d, c) for d, c in controllers
+                    if d > depth or (d == depth and test.cond.end <= c.cond.start and c.cond.end <= test.stmt.end)]
+    return controllers
+
+
 def partial_reaches(service: UniformityService,
                     allowed_level: Callable[[Site], Level | None]) -> list[PartialReach]:
     found: dict[tuple, PartialReach] = {}
@@ -78,7 +111,10 @@ def partial_reaches(service: UniformityService,
             allowed = allowed_level(site)
             if allowed is None:
                 continue
-            violating = [(d, c) for d, c in effective_controllers(site, frames) if c.level > allowed
+            controllers = effective_controllers(site, frames)
+            if allowed >= Level.WARP:
+                controllers = _inside_whole_warp_test(controllers)
+            violating = [(d, c) for d, c in controllers if c.level > allowed
                          and not _proven_same(service, root, frames, d, c, allowed, proofs, site)]
             if not violating:
                 continue

@@ -1423,8 +1423,10 @@ class _FunctionAnalyzer:
             return Value(Level.WARP, origin=origin)
         if any(r in text for r in ("%smid", "%nsmid", "%nwarpid", "%ctaid", "%gridid")):
             return Value(Level.BLOCK, origin=origin)
+        if "activemask" in text:
+            return Value(Level.THREAD, origin=origin, from_activemask=True)
         if any(r in text for r in ("%tid", "%clock", "%globaltimer", "atom.", "red.", "shfl",
-                                   "match.", "activemask", "elect.")):
+                                   "match.", "elect.")):
             return Value(Level.THREAD, origin=origin)
         if "vote." in text:
             return Value(Level.WARP, origin=origin)
