@@ -149,6 +149,7 @@ class BarrierIntervals:
         # at the top of `for (i = 0; ...; ++i)`): true on every path that came round the loop.
         self.first_iteration_branches = self._first_iteration_branches()
         self._loop_of_header = {loop.header: loop for loop in self.loops}
+        self._reached: dict[Point, set[tuple[int, int]]] = {}
         for loop in self.loops:
             loop.barrier_free_cycle = self._cycle_is_barrier_free(loop)
 
@@ -156,8 +157,12 @@ class BarrierIntervals:
         return [Point(self.cfg.entry, -1)] + sorted(Point(b, i) for b, i in self.barrier_items)
 
     def reach(self, start: Point) -> set[tuple[int, int]]:
-        """Items executed in the interval that begins at ``start``."""
-        return self._scan(start)[0]
+        """Items executed in the interval that begins at ``start`` (computed once per start:
+        the race checks ask for the same points again and again; callers only read it)."""
+        found = self._reached.get(start)
+        if found is None:
+            found = self._reached[start] = self._scan(start)[0]
+        return found
 
     def reach_within_iteration(self, block: int, index: int, loop: "Loop") -> set[tuple[int, int]]:
         """Items reached from (block, index) before a barrier without starting another
