@@ -131,6 +131,9 @@ class Value:
     # what its members agree on (a vote) is the same over any threads that share the value
     # within one tile: the coarser of the value's level and the tile's.
     members_level: Level | None = None
+    # For a tuple built of values (`return {a, b};`, `make_tuple(a, b)`): each element's value,
+    # so that `tie(x, y) = f()` gives each variable its own (the level above joins them all).
+    elements: tuple["Value", ...] | None = None
 
     def thread_affine(self) -> tuple[tuple[int, int, int], Level] | None:
         if self.affine is not None:
@@ -163,6 +166,9 @@ class Value:
             block_shared=self.block_shared and other.block_shared,
             members_level=None if self.members_level is None or other.members_level is None
             else Level(max(self.members_level, other.members_level)),
+            elements=tuple(a.join(b) for a, b in zip(self.elements, other.elements))
+            if self.elements is not None and other.elements is not None
+            and len(self.elements) == len(other.elements) else None,
         )
 
     @property
@@ -175,7 +181,9 @@ class Value:
         if level <= self.level:
             return self
         return Value(level=level, origin=origin, aligned=False,
-                     from_activemask=self.from_activemask)
+                     from_activemask=self.from_activemask,
+                     elements=None if self.elements is None
+                     else tuple(e.at_least(level, origin) for e in self.elements))
 
 
 def _join_affine(a, b):

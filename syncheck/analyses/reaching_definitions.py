@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from syncheck.ir.calls import call_args, parameter_types
+from syncheck.ir.calls import call_args, reference_argument_positions
 from syncheck.ir.cfg import CFG
 from syncheck.ir.nodes import VALUE_WRAPPERS, Node, asm_written_operands, strip_wrappers
 
@@ -180,20 +180,10 @@ def _aliased(cfg: CFG, live: set[int]) -> set[str]:
                         if t.kind == "DECL_REF_EXPR" and t.decl is not None:
                             out.add(t.decl.key)
                 elif n.kind == "CALL_EXPR":
-                    types = _reference_parameters(n)
+                    types = reference_argument_positions(n)
                     for i, arg in enumerate(call_args(n)):
                         t = _target(arg)
                         if t.kind == "DECL_REF_EXPR" and t.decl is not None and \
                                 (types is None or i in types):
                             out.add(t.decl.key)
     return out
-
-
-def _reference_parameters(call: Node) -> set[int] | None:
-    """Positions of the call's parameters that are non-const references (None: unknown, so
-    any argument may be one)."""
-    decl = call.decl
-    spelling = getattr(decl, "type", "") if decl is not None else ""
-    if "(" not in spelling:
-        return None
-    return {i for i, p in enumerate(parameter_types(spelling)) if "&" in p and not p.startswith("const ")}

@@ -21,7 +21,7 @@ from syncheck.analyses.reaching_definitions import INCOMING, reaching_definition
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
 from syncheck.analyses.levels import Level
 from syncheck.ir.calls import (bound_arguments, call_args, callee_name, constructor_call, member_object,
-                               parameter_types, template_bindings)
+                               parameter_types, reference_argument_positions, template_bindings)
 from syncheck.ir.cfg import CFG, Block
 from syncheck.ir.nodes import (BUILTIN_ELEMENT_BYTES, POINTER_WRAPPERS, Node, asm_written_operands, element_spelling,
                                strip_wrappers)
@@ -640,6 +640,14 @@ def _definitions(fn: Function) -> tuple[dict[str, Node], set[str], dict[str, Nod
             if t.kind == "DECL_REF_EXPR" and t.decl is not None:
                 counts[t.decl.key] = counts.get(t.decl.key, 0) + 2
             _note_field_target(t, fields_assigned)
+        elif n.kind == "CALL_EXPR" and n.decl is not None:
+            # an argument bound to a non-const reference may be assigned by the callee
+            # (`cuda::std::tie(x, y) = f()`, `sincosf(a, &s, &c)` takes addresses: above)
+            for i in reference_argument_positions(n) or ():
+                args = call_args(n)
+                t = _strip(args[i]) if i < len(args) else None
+                if t is not None and t.kind == "DECL_REF_EXPR" and t.decl is not None:
+                    counts[t.decl.key] = counts.get(t.decl.key, 0) + 2
         elif n.kind == "ASM_STMT":
             for operand, _ in asm_written_operands(n):  # `asm("..." : "+r"(v))` sets v
                 t = _strip(operand)

@@ -25,9 +25,9 @@ from syncheck.analyses.launch_shapes import LaunchShapes, ProjectLaunchShapes
 from syncheck.analyses.warp_idioms import Butterfly, butterfly
 from syncheck.analyses.reaching_definitions import ASSIGN_OPS
 from syncheck.ir.calls import (call_args, constructor_call, group_kind, is_default_argument, member_object,
-                               parameter_types, template_bindings)
+                               reference_argument_positions, template_bindings)
 from syncheck.ir.cfg import CFG, build_cfg
-from syncheck.ir.nodes import Node, strip_wrappers
+from syncheck.ir.nodes import VALUE_WRAPPERS, Node, strip_wrappers
 from syncheck.ir.program import Function, Program
 
 _MAX_FRAMES = 20000  # call-tree walk budget per root, against pathological call graphs
@@ -331,6 +331,45 @@ class UniformityService:
             yield from self._walk(sub, frames + (Frame(site, sub),), active | {callee.key}, budget)
 
 
+def _tied_variables(node: Node) -> list[Node] | None:
+    """What `std::tie(a, b)` / `cuda::std::tie(a, b)` binds, in order: each local variable,
+    None for `std::ignore` and other non-locals (None for the whole: not a tie)."""
+    call = strip_wrappers(node, VALUE_WRAPPERS + ("MATERIALIZE_TEMPORARY_EXPR", "CXX_BIND_TEMPORARY_EXPR"))
+    decl = call.decl
+    if call.kind != "CALL_EXPR" or decl is None or decl.name != "tie" \
+            or not (decl.qualified.startswith("std::") or decl.qualified.startswith("cuda::std::")):
+        return None
+    out: list[Node | None] = []
+    for arg in call_args(call):
+        target = strip_wrappers(arg)
+        local = target.kind == "DECL_REF_EXPR" and target.decl is not None and target.decl.storage in ("local", "param")
+        out.append(target if local else None)
+    return out
+
+
+_TUPLE_MAKERS = ("make_tuple", "make_pair", "forward_as_tuple", "tie")
+_TEMPORARIES = VALUE_WRAPPERS + ("MATERIALIZE_TEMPORARY_EXPR", "CXX_BIND_TEMPORARY_EXPR")
+
+
+def _tuple_parts(node: Node) -> list[Node] | None:
+    """The element expressions of a tuple or pair built in place (`{a, b}` returned as one,
+    `make_tuple(a, b)`, `tuple<int, int>(a, b)`), or None."""
+    n = strip_wrappers(node, _TEMPORARIES)
+    if n.kind == "CALL_EXPR" and n.decl is not None:
+        qualified = n.decl.qualified
+        library = qualified.startswith("std::") or qualified.startswith("cuda::std::")
+        if library and n.decl.name in _TUPLE_MAKERS:
+            return call_args(n)
+        if n.decl.kind == "CONSTRUCTOR" and library and n.decl.name in ("tuple", "pair"):
+            args = call_args(n)
+            if len(args) == 1 and strip_wrappers(args[0], _TEMPORARIES).kind == "INIT_LIST_EXPR":
+                return strip_wrappers(args[0], _TEMPORARIES).children
+            return args if len(args) > 1 else None
+    if n.kind == "INIT_LIST_EXPR" and len(n.children) > 1:
+        return n.children
+    return None
+
+
 def effective_controllers(site: Site, frames: tuple[Frame, ...]) -> list[tuple[int, Controller]]:
     """All controllers of a site, with the depth of the frame they belong to (0 = root)."""
     out = []
@@ -443,6 +482,7 @@ class _FunctionAnalyzer:
         self.field_values: dict[str, Value] = {}
         # Only the final pass records sites and values for the checks.
         self.recording = False
+        self.latest: dict[int, Value] = {}
 
     # -- driver --
     def run(self) -> FunctionAnalysis:
@@ -625,6 +665,7 @@ class _FunctionAnalyzer:
         return level, origin
 
     def record(self, node: Node, value: Value) -> Value:
+        self.latest[node.id] = value  # this pass's value, whether recorded or not
         if self.recording:
             self.result.values[node.id] = value
             self.result.node_block[node.id] = self.block
@@ -783,6 +824,9 @@ class _FunctionAnalyzer:
     def _e_RETURN_STMT(self, node):
         values = [self.eval(c) for c in node.children]
         value = values[0] if len(values) == 1 else join_all(values)  # one value keeps its flags
+        parts = _tuple_parts(node.children[0]) if len(node.children) == 1 else None
+        if parts is not None and all(p.id in self.latest for p in parts):
+            value = replace(value, elements=tuple(self.latest[p.id] for p in parts))
         level, origin = self.ctrl_level()
         returned = value.at_least(level, origin)
         self.ret = returned if not self.returned else self.ret.join(returned)
@@ -978,6 +1022,17 @@ class _FunctionAnalyzer:
         t = target
         while t.kind in _CASTS and t.children:
             t = t.children[-1]
+        tied = _tied_variables(t)
+        if tied is not None:
+            # `tie(a, b) = f()`: a tuple of references to the variables, each assigned its
+            # element of the value (one value for the whole tuple); the library's assignment
+            # through the references is not followed.
+            each = value.elements if value.elements is not None and len(value.elements) == len(tied) \
+                else [value] * len(tied)
+            for variable, part in zip(tied, each):
+                if variable is not None:
+                    self._assign(variable, part, compound=False)
+            return
         if t.kind == "DECL_REF_EXPR" and t.decl is not None and t.decl.storage in ("local", "param"):
             if compound:
                 value = self.env.get(t.decl.key, UNIFORM).join(value)
@@ -1237,6 +1292,10 @@ class _FunctionAnalyzer:
             obj = self.eval(obj_node)
             if callee is not None and callee.body is not None and not callee.is_lambda:
                 fields = self._constructed_fields(obj_node)
+        if decl is not None and decl.name == "operator=" and obj_node is not None and len(arg_values) == 1 \
+                and _tied_variables(obj_node) is not None:
+            self._assign(obj_node, arg_values[0], compound=False)
+            return arg_values[0]
         on_shared = callee is not None and not callee.is_lambda and self._object_in_shared(node, obj_node)
         if on_shared:
             self.result.shared_object_calls.add(node.id)
@@ -1688,10 +1747,9 @@ def _assigned_keys(items: list[Node], declarations: bool = True) -> tuple[set[st
                     keys.add(key)
             elif k == "CALL_EXPR" and n.decl is not None and "&" in n.decl.type:
                 # Arguments bound to non-const reference parameters may be assigned.
-                params = parameter_types(n.decl.type)
-                for i, a in enumerate(call_args(n)):
-                    if i < len(params) and "&" in params[i] and "const" not in params[i]:
-                        key = base_local(a)
-                        if key:
-                            keys.add(key)
+                args = call_args(n)
+                for i in reference_argument_positions(n) or ():
+                    key = base_local(args[i]) if i < len(args) else None
+                    if key:
+                        keys.add(key)
     return keys, stores

@@ -132,6 +132,27 @@ def bound_arguments(params: list, args: list[Node]) -> list[tuple[object, Node]]
             for p, a in zip(params, args)]
 
 
+def reference_argument_positions(call: Node) -> set[int] | None:
+    """Positions of the call's arguments bound to non-const reference parameters, which the
+    callee may assign (`tie(_Tp&... args)`: every argument from the pack on); None when the
+    callee's type is not known, so any argument may be one."""
+    decl = call.decl
+    spelling = getattr(decl, "type", "") if decl is not None else ""
+    if "(" not in spelling:
+        return None
+    types = parameter_types(spelling)
+    found = {i for i, p in enumerate(types) if "&" in p and not _refers_to_const(p)}
+    if types and types[-1].endswith("...") and len(types) - 1 in found:
+        found |= set(range(len(types) - 1, max(len(call_args(call)), len(types))))
+    return found
+
+
+def _refers_to_const(parameter: str) -> bool:
+    """`const T &`, `T const &` (not `const T *&`, a reference to a pointer it may reseat)."""
+    referred = parameter[:parameter.rfind("&")].rstrip("&")
+    return "*" not in referred and "const" in re.findall(r"\w+", referred)
+
+
 def parameter_types(function_type: str) -> list[str]:
     """Parameter types from a function type spelling such as 'void (int &, float)'."""
     start = function_type.find("(")
