@@ -646,7 +646,9 @@ def _definitions(fn: Function) -> tuple[dict[str, Node], set[str], dict[str, Nod
             for i in reference_argument_positions(n) or ():
                 args = call_args(n)
                 t = _strip(args[i]) if i < len(args) else None
-                if t is not None and t.kind == "DECL_REF_EXPR" and t.decl is not None:
+                if t is not None and t.kind == "DECL_REF_EXPR" and t.decl is not None \
+                        and "&" not in t.decl.type and "[" not in t.decl.type:
+                    # (a reference is not reseated, nor an array replaced, through one)
                     counts[t.decl.key] = counts.get(t.decl.key, 0) + 2
         elif n.kind == "ASM_STMT":
             for operand, _ in asm_written_operands(n):  # `asm("..." : "+r"(v))` sets v
