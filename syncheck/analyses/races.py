@@ -372,8 +372,9 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                 races[(b.array, b.node.line)] = Race(a, b, intra_only, example, shape, source,
                                                      parted_at=parted_at)
     grouped = _one_per_fill(ka, _one_per_store(ka, _one_per_access(list(races.values()))))
-    told = _lane_races_with_block_race(ka, _one_per_missing_barrier(ka, _one_per_struct(ka, grouped)))
-    _place_shared_barriers(ka, told)
+    ways = _BarrierWays(block_concurrent)
+    told = _lane_races_with_block_race(ways, _one_per_missing_barrier(ways, _one_per_struct(ka, grouped)))
+    _place_shared_barriers(ways, told)
     return RaceResult(_one_per_warp_exchange(ka, told), undecided)
 
 
@@ -643,13 +644,16 @@ class _BarrierWays:
     to the one it makes later with no barrier between (a loop-carried race's way runs round
     the loop)."""
 
-    def __init__(self, ka: KernelAccesses):
-        self.concurrency = _Concurrency(ka, warp=False)
+    def __init__(self, concurrency: "_Concurrency"):
+        self.concurrency = concurrency  # the block's (warp=False), shared with the race checks
+        self._ways: dict[int, tuple[Access, Access] | None] = {}
 
     def way(self, race: Race) -> tuple[Access, Access] | None:
-        a, b = race.first, race.second
-        forward, backward = self.concurrency.before(a, b), self.concurrency.before(b, a)
-        return None if forward == backward else (a, b) if forward else (b, a)
+        if id(race) not in self._ways:  # asked by each grouping stage: computed once
+            a, b = race.first, race.second
+            forward, backward = self.concurrency.before(a, b), self.concurrency.before(b, a)
+            self._ways[id(race)] = None if forward == backward else (a, b) if forward else (b, a)
+        return self._ways[id(race)]
 
     def ways(self, race: Race) -> list[tuple[Access, Access]]:
         """The ways of the race and of the races told with it, where they have one."""
@@ -666,7 +670,7 @@ class _BarrierWays:
             or self._starts_within(other[0], one[0], other[1])
 
 
-def _one_per_missing_barrier(ka: KernelAccesses, races: list[Race]) -> list[Race]:
+def _one_per_missing_barrier(ways: _BarrierWays, races: list[Race]) -> list[Race]:
     """Block races on one array that one barrier fixes are one finding: races whose ways
     (_BarrierWays) all meet (a loop's three stores `d[3*i+0..2] = ...` racing with the
     previous iteration's reads of the three; the even phase's stores racing with the odd
@@ -674,7 +678,6 @@ def _one_per_missing_barrier(ka: KernelAccesses, races: list[Race]) -> list[Race
     meet. The first by place stands for them. Other arrays keep their own findings (a
     finding names its array); races that exist only through a skipped barrier stay apart
     (SYN101 tells them)."""
-    ways = _BarrierWays(ka)
     groups: list[tuple[Race, list]] = []
     followers: set[int] = set()
     for race in sorted(races, key=_place):
@@ -694,10 +697,9 @@ def _one_per_missing_barrier(ka: KernelAccesses, races: list[Race]) -> list[Race
     return [r for r in races if id(r) not in followers]
 
 
-def _place_shared_barriers(ka: KernelAccesses, races: list[Race]) -> None:
+def _place_shared_barriers(ways: _BarrierWays, races: list[Race]) -> None:
     """For block races told with others whose ways all meet: the way whose later access
     comes first, before which one barrier orders them all (Race.barrier_way)."""
-    ways = _BarrierWays(ka)
     for race in races:
         if race.intra_warp_only or not race.other_members:
             continue
@@ -707,7 +709,7 @@ def _place_shared_barriers(ka: KernelAccesses, races: list[Race]) -> None:
         race.barrier_way = next((w for w in told if all(ways.concurrency.in_order(w[1], o[1]) for o in told)), None)
 
 
-def _lane_races_with_block_race(ka: KernelAccesses, races: list[Race]) -> list[Race]:
+def _lane_races_with_block_race(ways: _BarrierWays, races: list[Race]) -> list[Race]:
     """A lane race whose way meets the ways of a block race on the same array (_BarrierWays)
     is fixed by the barrier the block race needs (a loop whose next iteration's store races
     with the reads of the thread's own row, lanes of its warp, and of other rows, other
@@ -718,7 +720,6 @@ def _lane_races_with_block_race(ka: KernelAccesses, races: list[Race]) -> list[R
     lanes = [r for r in races if r.intra_warp_only]
     if not blocks or not lanes:
         return races
-    ways = _BarrierWays(ka)
     block_ways = {id(b): ways.ways(b) for b in blocks}
     followers: set[int] = set()
     for lane in lanes:
