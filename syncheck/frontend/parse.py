@@ -26,6 +26,7 @@ from syncheck.frontend import include_prefix, precompiled, system_prefix
 from syncheck.frontend.asm_escapes import with_ptx_names_escaped
 from syncheck.frontend.attribute_order import with_alignas_first, with_attribute_lists_first
 from syncheck.frontend.bare_builtins import with_bare_builtins_voided
+from syncheck.frontend.launch_braces import with_braced_launches_typed
 from syncheck.frontend.launch_spacing import with_launches_joined
 from syncheck.frontend.loop_pragmas import NOT_A_LOOP_AFTER_UNROLL, with_empty_loops_after_unroll
 from syncheck.frontend.clang_api import KEEP_GOING
@@ -424,7 +425,7 @@ def _as_nvcc_reads(text: str) -> str:
     """The source with the spellings nvcc accepts and clang does not rewritten in place
     (same length: every line, column and byte offset stays)."""
     return with_bare_builtins_voided(with_attribute_lists_first(with_alignas_first(
-        with_launches_joined(with_ptx_names_escaped(text)))))
+        with_braced_launches_typed(with_launches_joined(with_ptx_names_escaped(text))))))
 
 
 def _added_spans(source: bytes) -> list[tuple[int, int, int]]:

@@ -48,6 +48,9 @@ struct dim3 {
   __host__ __device__ constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
   __host__ __device__ constexpr operator uint3() const { return uint3{x, y, z}; }
 };
+/* dim3 under a one-character name: a launch's braced grid or block list `<<<{g, 2}, {64, 16}>>>`
+   (accepted by nvcc, rejected by clang) is read as `${g, 2}` (syncheck/frontend/launch_braces.py) */
+typedef dim3 $;
 
 /* ---- built-in index variables (plain variables so member reads resolve); they convert as
    the real uint3 threadIdx and dim3 blockDim do (`offset(const dim3& idx)` called with threadIdx) */
