@@ -1997,8 +1997,14 @@ def smallest_example(solver, e1: Encoder, e2: Encoder, dims=None):
             v = model_value(model, t)
             if low <= v <= high:
                 high, best = v, model
+        # Two probes settle most coordinates at once: is the least value possible (thread 0
+        # of a dimension), else is the model's value already the least. The least value is
+        # the same whichever bounds are asked on the way.
+        probes = [low, high - 1] if low < high else []
         while low < high:
-            mid = (low + high) // 2
+            mid = probes.pop(0) if probes else (low + high) // 2
+            if not low <= mid < high:
+                continue
             solver.push()
             solver.add(z3.ULE(t, mid))
             found = solver.check() == z3.sat
