@@ -125,3 +125,18 @@ def test_every_fix_is_documented():
     for code in FIXABLE:
         text = (ROOT / "rules" / f"{code}.md").read_text()
         assert re.search(r"^## Fix-it", text, re.M), code
+
+
+def test_loop_carried_race_is_fixed_inside_the_loop(cli, tmp_path):
+    # The next iteration's loads race with this iteration's reads of two tiles: one barrier
+    # at the top of the loop body orders both (a barrier before the reads, after the one
+    # already there, would order nothing).
+    target = tmp_path / "tiles.cu"
+    target.write_bytes((FIXTURES / "SYN401" / "bad_two_tiles_one_missing_barrier.cu").read_bytes())
+    before = target.read_text().splitlines()
+    r = cli("--no-cache", "--fix", "--unsafe-fixes", target)
+    assert "fixed 1 file" in r.stderr
+    after = target.read_text().splitlines()
+    added = [i for i, line in enumerate(after) if line.strip() == "__syncthreads();"]
+    assert len(after) == len(before) + 1 and after[added[0] - 1].strip().startswith("for (int r = 0;")
+    assert _findings(cli, target) == []

@@ -43,10 +43,14 @@ class Race:
     # to meet in one interval, when a barrier lies between them on every path otherwise:
     # such a race exists only through a barrier those branches let part of the block skip.
     parted_at: tuple[int, ...] = ()
-    # For a finding that stands for several block races: the way (first access, later
-    # access, _BarrierWays) whose later access comes first, where one barrier placed before
-    # that access orders every race told (None: the race's own two accesses tell where)
+    # For a block race (and the races told with it): the way (first access, later access,
+    # _BarrierWays) whose later access comes first, where one barrier placed before that
+    # access orders every race told (None: the race's own two accesses tell where)
     barrier_way: tuple[Access, Access] | None = None
+    # ... and one of the ways it orders runs round a loop (its later access comes before its
+    # first in the loop's body): the barrier goes right before that later access, inside
+    # the loop, where it also orders the way from before the loop
+    barrier_round_loop: bool = False
 
 
 def _next_iteration(ka: KernelAccesses, loop) -> NextIteration:
@@ -367,8 +371,8 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                 elif intra_only and _block_code_in_one_warp(ka, shape):
                     intra_only = False  # a block race: the kernel's block is one warp
                 branches = [ka.cfg.blocks[d[0]].branch for d in parted or ()]
-                parted_at = tuple(c.id for c in branches) \
-                    if branches and not intra_only and None not in branches else ()
+                # (lanes of one warp too: the block barrier the parting skips would order them)
+                parted_at = tuple(c.id for c in branches) if branches and None not in branches else ()
                 races[(b.array, b.node.line)] = Race(a, b, intra_only, example, shape, source,
                                                      parted_at=parted_at)
     grouped = _one_per_fill(ka, _one_per_store(ka, _one_per_access(list(races.values()))))
@@ -664,20 +668,30 @@ class _BarrierWays:
         in_order = self.concurrency.in_order
         return point is not end and (point is start or (in_order(start, point) and in_order(point, end)))
 
+    def _ends_within(self, way: tuple[Access, Access], point: Access) -> bool:
+        """Is ``point`` made after the way's start and no later than its end?"""
+        start, end = way
+        in_order = self.concurrency.in_order
+        return point is not start and in_order(start, point) and (point is end or in_order(point, end))
+
     def meet(self, one: tuple[Access, Access], other: tuple[Access, Access]) -> bool:
-        """Is there room for one barrier on both ways: after both starts, before both ends?"""
+        """Is there room for one barrier on both ways: after both starts, before both ends?
+        Just after the later start where it lies on the other way, or just before the earlier
+        end where it lies on the other way (a way from before a loop and a way round the loop's
+        back edge that both end in its body: a barrier at the top of the body orders both)."""
         return one[1] is other[1] or self._starts_within(one[0], other[0], one[1]) \
-            or self._starts_within(other[0], one[0], other[1])
+            or self._starts_within(other[0], one[0], other[1]) \
+            or self._ends_within(one, other[1]) or self._ends_within(other, one[1])
 
 
 def _one_per_missing_barrier(ways: _BarrierWays, races: list[Race]) -> list[Race]:
-    """Block races on one array that one barrier fixes are one finding: races whose ways
-    (_BarrierWays) all meet (a loop's three stores `d[3*i+0..2] = ...` racing with the
-    previous iteration's reads of the three; the even phase's stores racing with the odd
-    phase's reads and its reads with the odd phase's stores) need one barrier where they
-    meet. The first by place stands for them. Other arrays keep their own findings (a
-    finding names its array); races that exist only through a skipped barrier stay apart
-    (SYN101 tells them)."""
+    """Block races that one barrier fixes are one finding: races whose ways (_BarrierWays)
+    all meet (a loop's three stores `d[3*i+0..2] = ...` racing with the previous iteration's
+    reads of the three; the even phase's stores racing with the odd phase's reads and its
+    reads with the odd phase's stores; a GEMM loop's next loads of its A and B tiles racing
+    with the reads of both) need one barrier where they meet, whichever arrays they touch.
+    The first by place stands for them, the others are its notes (each naming its array);
+    races that exist only through a skipped barrier stay apart (SYN101 tells them)."""
     groups: list[tuple[Race, list]] = []
     followers: set[int] = set()
     for race in sorted(races, key=_place):
@@ -686,8 +700,7 @@ def _one_per_missing_barrier(ways: _BarrierWays, races: list[Race]) -> list[Race
         mine = ways.ways(race)
         if not mine:
             continue
-        group = next((g for g in groups if g[0].second.array == race.second.array
-                      and all(ways.meet(m, w) for m in mine for w in g[1])), None)
+        group = next((g for g in groups if all(ways.meet(m, w) for m in mine for w in g[1])), None)
         if group is None:
             groups.append((race, mine))
             continue
@@ -698,20 +711,26 @@ def _one_per_missing_barrier(ways: _BarrierWays, races: list[Race]) -> list[Race
 
 
 def _place_shared_barriers(ways: _BarrierWays, races: list[Race]) -> None:
-    """For block races told with others whose ways all meet: the way whose later access
-    comes first, before which one barrier orders them all (Race.barrier_way)."""
+    """For block races (and those told with them, whose ways all meet): the way whose later
+    access comes first, before which one barrier orders them all (Race.barrier_way), and
+    whether one of them runs round a loop (Race.barrier_round_loop)."""
     for race in races:
-        if race.intra_warp_only or not race.other_members:
+        if race.intra_warp_only:
             continue
         told = ways.ways(race)
-        if len(told) < 2 or not all(ways.meet(a, b) for i, a in enumerate(told) for b in told[i + 1:]):
+        if not told or not all(ways.meet(a, b) for i, a in enumerate(told) for b in told[i + 1:]):
             continue
         race.barrier_way = next((w for w in told if all(ways.concurrency.in_order(w[1], o[1]) for o in told)), None)
+        race.barrier_round_loop = any(_textual(w[1]) < _textual(w[0]) for w in told)
+
+
+def _textual(access: Access) -> tuple[int, int]:
+    return access.node.line, access.node.col
 
 
 def _lane_races_with_block_race(ways: _BarrierWays, races: list[Race]) -> list[Race]:
-    """A lane race whose way meets the ways of a block race on the same array (_BarrierWays)
-    is fixed by the barrier the block race needs (a loop whose next iteration's store races
+    """A lane race whose way meets the ways of a block race (_BarrierWays) is fixed by the
+    barrier the block race needs (a loop whose next iteration's store races
     with the reads of the thread's own row, lanes of its warp, and of other rows, other
     warps; a sort's phases with no barrier between, whose pairs of one warp race too): it
     is told with the block race. Not with a block race that exists only through a skipped
@@ -724,7 +743,7 @@ def _lane_races_with_block_race(ways: _BarrierWays, races: list[Race]) -> list[R
     followers: set[int] = set()
     for lane in lanes:
         mine = ways.ways(lane)
-        block = next((b for b in blocks if mine and block_ways[id(b)] and b.second.array == lane.second.array
+        block = next((b for b in blocks if mine and block_ways[id(b)]
                       and all(ways.meet(m, w) for m in mine for w in block_ways[id(b)])), None)
         if block is not None:
             _follow(block, lane)
@@ -1214,7 +1233,17 @@ def _guard_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access, exited: tup
                  ka: KernelAccesses | None = None):
     """The two accesses' conditions as terms, each with its level, and whether a decision the
     whole warp takes alike is among them; None when the pair is not judged. ``exited``: the
-    thread (1 or 2) whose decision (node id) is taken the other way."""
+    thread (1 or 2) whose decision (node id) is taken the other way. A thread's local that
+    several definitions reach stays its own in a decision (Encoder.one_of_definitions)."""
+    e1.one_of_definitions = e2.one_of_definitions = False
+    try:
+        return _decision_terms(z3, e1, a, e2, b, exited, ka)
+    finally:
+        e1.one_of_definitions = e2.one_of_definitions = True
+
+
+def _decision_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access, exited: tuple[int, int] | None,
+                    ka: KernelAccesses | None):
     guards = []
     warp_decisions = False
     unread = set()  # the accesses under a thread's decision the encoder cannot read

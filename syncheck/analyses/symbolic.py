@@ -19,8 +19,9 @@ from syncheck.analyses.reaching_definitions import ASSIGN_OPS, COMPOUND_ASSIGN_O
 from syncheck.analyses.shared_memory import Scope
 from syncheck.analyses.solver_context import drop_side_context
 from syncheck.analyses.uniformity import UniformityService
-from syncheck.ir.calls import bound_arguments, is_default_argument, template_bindings
-from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers
+from syncheck.ir.calls import (bound_arguments, call_args, is_default_argument, reference_argument_positions,
+                               template_bindings)
+from syncheck.ir.nodes import POINTER_WRAPPERS, Node, asm_written_operands, strip_wrappers
 from syncheck.ir.program import Function, Program
 
 _Z3 = None
@@ -119,6 +120,12 @@ def count_decision(what: str) -> None:
     PAIR_COUNTS[what] = PAIR_COUNTS.get(what, 0) + 1
 
 
+# A local set in more places than this is read as an unknown of its own (each value costs the
+# solver a case).
+_MAX_MERGED_DEFINITIONS = 4
+# Expressions that assign inside a definition's value (`a = b = 0`): not one plain value.
+_ASSIGNMENT_KINDS = ("COMPOUND_ASSIGNMENT_OPERATOR",)
+
 # Symbols whose values the encoding constrains exactly: iteration and trip counts of loops
 # (bounded by their tests) and the block shape.
 _EXACT_SYMBOLS = ("iter:", "trip:", "blockDim.")
@@ -206,6 +213,11 @@ class Encoder:
         # whatever bound an unknown of its warp puts on the thread (see races._index_term).
         self.loaded_index = False
         self.group_unknown_terms: list = []  # the unknowns _group_unknown made, in order
+        # Whether a thread's local that several definitions reach reads as one of their values
+        # (_one_of_definitions). Off for decisions: a flag set where a thread finds something
+        # (`if (found != -1) s = found;`) is set for one thread by the data, which no value of
+        # ours tells; such decisions stay each thread's own (MergedDefinitions).
+        self.one_of_definitions = True
         # While a test of values read from memory is encoded: loads are values of memory.
         self._loads_as_values = False
         # Shuffles encoded so far (each reads a lane of its own symbols).
@@ -525,8 +537,38 @@ class Encoder:
                     self.merged_unknowns.add(str(term))
                 return term
             if d.storage == "local" and d.key in scope.multi_defs and reached is None:
-                raise MergedDefinitions()
+                merged = self._one_of_definitions(d, scope, depth) if self.one_of_definitions else None
+                if merged is None:
+                    raise MergedDefinitions()
+                return merged
         raise NotEncodable()
+
+    def _one_of_definitions(self, d, scope: Scope, depth: int):
+        """A thread's local that several definitions reach (`tile = 0;` then `tile = i * 10;`
+        in a search loop that breaks): an unknown of the thread that equals one of the values
+        its definitions compute, each read where it is made (a loop counter there is some
+        iteration of its loop). None when a definition is not a plain value the encoder reads
+        (a load, a step of the variable itself, a change through `+=` or its address)."""
+        defs = _definitions(scope.analysis.function.body, d.key)
+        if not defs or len(defs) > _MAX_MERGED_DEFINITIONS or any(
+                n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.key == d.key
+                or n.kind in _ASSIGNMENT_KINDS for value in defs for n in value.walk()):
+            return None
+        kind = C.int_type(d.type)
+        if kind is None or not kind.known:
+            return None
+        bits = C.z3_bits(kind)
+        values = []
+        for value in defs:
+            try:
+                values.append(C.z3_convert(self.z3, self.expr(value, scope, depth + 1), _int(value), bits))
+            except NotEncodable:
+                return None
+        key = f"{d.key}@one-of#{self.t}"
+        if key not in self.private:
+            self.private[key] = self.z3.BitVec(key, bits)
+            self.facts.append(self.z3.Or(*[self.private[key] == v for v in values]))
+        return self.private[key]
 
     def _moved_value(self, node: Node, scope: Scope, depth: int):
         """A variable read where one `x += e` / `x -= e` alone reaches (`len -= prefix;` before
@@ -1252,7 +1294,8 @@ _BIT_UPDATES = {"^=", "&=", "|="}
 def _definitions(body: Node | None, key: str) -> list[Node] | None:
     """The values a function's body gives a local (its initializer, plain assignments, and
     bit updates, `buf ^= 1`, as the expression that computes the new value); None when it
-    also changes it otherwise (`+=`, `++`, through its address)."""
+    also changes it otherwise (`+=`, `++`, through its address, a reference parameter or an
+    asm output)."""
     if body is None:
         return None
     out = []
@@ -1275,7 +1318,19 @@ def _definitions(body: Node | None, key: str) -> list[Node] | None:
             target = _strip(n.children[0])
             if target.kind == "DECL_REF_EXPR" and target.decl is not None and target.decl.key == key:
                 return None
+        elif n.kind == "CALL_EXPR" and n.decl is not None:
+            # bound to a non-const reference (`cuda::std::tie(inside, index) = f()`)
+            args = call_args(n)
+            if any(i < len(args) and _names(_strip(args[i]), key)
+                   for i in reference_argument_positions(n) or ()):
+                return None
+        elif n.kind == "ASM_STMT" and any(_names(_strip(operand), key) for operand, _ in asm_written_operands(n)):
+            return None
     return out
+
+
+def _names(node: Node, key: str) -> bool:
+    return node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.key == key
 
 
 def _unknown_candidate(node: Node) -> Node:

@@ -610,7 +610,10 @@ class _FunctionAnalyzer:
             stack = list(direct.get(b, ()))
             while stack:
                 a, index = stack.pop()
-                pol = None if blocks[a].branch_kind == "switch" else index == 0
+                # A do-while's body runs once before its test is ever evaluated: the test
+                # holds only for the later runs (`do { ... } while (0)` in a macro never holds).
+                pol = None if blocks[a].branch_kind == "switch" or _do_while_test(blocks[a]) \
+                    else index == 0
                 if a in polarity:
                     if polarity[a] != pol:
                         polarity[a] = None
@@ -1753,3 +1756,8 @@ def _assigned_keys(items: list[Node], declarations: bool = True) -> tuple[set[st
                     if key:
                         keys.add(key)
     return keys, stores
+
+
+def _do_while_test(block) -> bool:
+    stmt = block.branch_stmt
+    return stmt is not None and stmt.kind == "DO_STMT"

@@ -59,7 +59,8 @@ class SharedMemoryRace(Check):
                 notes.append(ctx.note(second.node, "put a barrier on every path between the two accesses"))
             finding = ctx.finding(self, second.node, message, kernel.name, notes + [shape_note(ctx, race, kernel)] + member_notes(ctx, race))
             if not same:
-                finding.fix = barrier_fix(ctx, *(race.barrier_way or by_line(race)))
+                finding.fix = barrier_fix(ctx, *(race.barrier_way or by_line(race)),
+                                          at_later_access=race.barrier_round_loop)
             yield finding
 
 
@@ -68,7 +69,11 @@ def _in_union(access) -> bool:
     return any(o.member for o in access.offsets)
 
 
-def barrier_fix(ctx: CheckContext, first, second) -> Fix | None:
+def barrier_fix(ctx: CheckContext, first, second, at_later_access: bool = False) -> Fix | None:
+    """A barrier before the statement holding ``second`` where the two accesses part (the
+    outermost place between them); with ``at_later_access``, right before the statement
+    holding ``second`` itself, inside any loop around it (where it also orders a way round
+    that loop)."""
     fn = function_of(ctx, second.node)
     if fn is None or function_of(ctx, first.node) is not fn:
         return None
@@ -82,6 +87,8 @@ def barrier_fix(ctx: CheckContext, first, second) -> Fix | None:
             if (sa.line, sa.col) < (sb.line, sb.col):
                 point = sb
             break
+    if at_later_access and b_path:
+        point = b_path[-1][1]
     if point is None:
         return None
     level = control_level(ctx, fn, point)

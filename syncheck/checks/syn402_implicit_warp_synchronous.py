@@ -15,7 +15,9 @@ from syncheck.analyses.levels import Level
 from syncheck.checks.base import Check, CheckContext
 from syncheck.checks.fix_points import (control_level, exact_text, function_of, inside,
                                         insert_before, statement_path)
-from syncheck.checks.shared_races import access_text, by_line, kernel_races, ordered, shape_note
+from syncheck.checks.divergent_sync import barrier_skipping_decisions
+from syncheck.checks.shared_races import (access_text, by_line, follows_skipped_barrier, kernel_races, ordered,
+                                          shape_note)
 from syncheck.diagnostics import UNSAFE, Edit, Fix
 
 _SPLIT_OPS = ("COMPOUND_ASSIGNMENT_OPERATOR", "BINARY_OPERATOR")
@@ -26,9 +28,14 @@ class ImplicitWarpSynchronous(Check):
     name = "implicit-warp-synchronous"
 
     def run(self, ctx: CheckContext):
+        skipping = None
         for kernel, race in kernel_races(ctx):
             if not race.intra_warp_only:
                 continue
+            if race.parted_at:
+                skipping = barrier_skipping_decisions(ctx) if skipping is None else skipping
+                if follows_skipped_barrier(race, kernel, skipping):
+                    continue  # a note of the SYN101 finding on that barrier
             first, second = ordered(race)
             example = ""
             if race.threads:
