@@ -465,10 +465,11 @@ def launch_argument_facts(program: Program, launch: LaunchSite, kernel: Function
         divisor = hv.divisor(arg)
         if divisor > 1:
             out.add(("==", ("%", ("param", param.key), ("const", divisor)), ("const", 0)))
+    stable = unchanged_variables(host, {l.node.id for l in program.launches})
+    out |= _block_bounded_by_arguments(launch, kernel, hv, stable)
     checks = checks_before(host, launch.node)
     if not checks:
         return out
-    stable = unchanged_variables(host, {l.node.id for l in program.launches})
     arguments = {structural_key(a): p.key for a, p in zip(launch.args, kernel.params)}
     for cond, holds in checks:
         for comparison in _comparisons(cond, holds):
@@ -480,6 +481,66 @@ def launch_argument_facts(program: Program, launch: LaunchSite, kernel: Function
             if None in sides or not any(_names_parameter(s) for s in sides):
                 continue
             out.add((op, sides[0], sides[1]))
+    return out
+
+
+_MIN_FUNCTIONS = ("min", "umin", "imin", "llmin", "ullmin")
+
+
+def _block_bounded_by_arguments(launch: LaunchSite, kernel: Function, hv: HostValues,
+                                stable: set[str]) -> set[tuple]:
+    """`tbx = std::min(B, cols); k<<<grid, dim3(tbx, tby)>>>(..., B)`: the block's size along
+    that axis is at most the argument (a tile width the kernel lays out shared rows with, a
+    count its threads stride over). The launch's block axes that are a minimum, through the
+    host function's locals that keep their one value, against the arguments that are one of
+    its operands."""
+    if len(launch.config) < 2:
+        return set()
+    axes = hv.dim3_expressions(launch.config[1])
+    if not axes:
+        return set()
+    arguments = {_settled_key(a, hv, stable): p.key for a, p in zip(launch.args, kernel.params)}
+    out: set[tuple] = set()
+    for axis, expr in enumerate(axes):
+        if expr is None:
+            continue
+        for operand in _min_operands(expr, hv, stable, 0):
+            param = arguments.get(_settled_key(operand, hv, stable))
+            if param is not None:
+                out.add(("<=", ("block", axis), ("param", param)))
+    return out
+
+
+def _settled(expr: Node, hv: HostValues, stable: set[str], depth: int = 0) -> Node:
+    """The expression through wrappers and the one definition of a local that keeps it."""
+    node = strip_wrappers(expr)
+    while node.kind in ("CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR") and node.children \
+            and _integer_type(node.type):
+        node = strip_wrappers(node.children[-1])
+    if depth < 8 and node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.key in stable:
+        defs = hv.defs.get(node.decl.key, [])
+        if len(defs) == 1:
+            return _settled(defs[0], hv, stable, depth + 1)
+    return node
+
+
+def _settled_key(expr: Node, hv: HostValues, stable: set[str]) -> tuple:
+    return structural_key(_settled(expr, hv, stable))
+
+
+def _min_operands(expr: Node, hv: HostValues, stable: set[str], depth: int) -> list[Node]:
+    """The operands of a minimum (`std::min(a, std::min(b, c))`: a, b and c) the value is."""
+    node = _settled(expr, hv, stable)
+    if depth > 4 or node.kind != "CALL_EXPR" or node.decl is None or node.decl.name not in _MIN_FUNCTIONS:
+        return []
+    args = [a for a in node.children[1:] if a.kind != "UNEXPOSED_EXPR" or a.children] \
+        if len(node.children) > 2 else []
+    if len(args) != 2 or not all(_integer_type(strip_wrappers(a).type) for a in args):
+        return []
+    out = []
+    for arg in args:
+        out.append(arg)
+        out += _min_operands(arg, hv, stable, depth + 1)
     return out
 
 

@@ -1780,6 +1780,19 @@ def _carve_end(enc: Encoder, count: Node, scope, unknown: str | None):
         return enc.sym(f"{unknown}+{count.id}", per_thread=False)
 
 
+def _tile_element(enc: Encoder, acc: Access, offset: Offset, position: int):
+    """Some element of a warp's matrix tile (Offset.tile): row * leading dimension + column,
+    the row and column the thread's own unknowns within the tile's shape."""
+    z3 = enc.z3
+    rows, cols = offset.tile
+    ldm = enc.expr(offset.node, offset.scope)
+    row = enc.sym(f"tile row {acc.node.id}.{position}", per_thread=True)
+    col = enc.sym(f"tile column {acc.node.id}.{position}", per_thread=True)
+    row, col = (C.z3_convert(z3, t, None, ldm.size()) for t in (row, col))
+    enc.facts += [z3.ULT(row, rows), z3.ULT(col, cols)]
+    return row * ldm + col
+
+
 def _index_term(enc: Encoder, acc: Access, node: Node, scope, position: int, offset: Offset | None = None):
     """An index as a term. An atomic's index that depends on data (a histogram's bin) may be
     any cell: a free value of that thread. A plain update's (`hist[key[i] & 63] += 1`) reads
@@ -1792,6 +1805,8 @@ def _index_term(enc: Encoder, acc: Access, node: Node, scope, position: int, off
     memory) is one unknown both threads share. Parts of an index that are the same over a
     warp or the block (a queue's fill level from popcounts of ballots, a base loaded once)
     are unknowns of it, the rest as the threads compute it (Encoder._group_unknown)."""
+    if offset is not None and offset.tile is not None:
+        return _tile_element(enc, acc, offset, position)
     try:
         return enc.expr(node, scope)
     except NotEncodable:

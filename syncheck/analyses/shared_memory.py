@@ -118,6 +118,11 @@ class Offset:
     uniform_in: str | None = None
     # the byte offset of a union's member from the union's first byte (a constant)
     member: bool = False
+    # A warp's matrix tile (wmma::load_matrix_sync / store_matrix_sync): (rows, columns), the
+    # rows ``node`` elements apart (the leading dimension). The offset is some element of the
+    # tile: row * node + column, row < rows, column < columns (which lane takes which element
+    # is the implementation's).
+    tile: tuple[int, int] | None = None
 
 
 @dataclass
@@ -175,6 +180,27 @@ def _named_if_uniform(offset: Offset, pointer_key: str) -> Offset:
     if value is None or value.level > Level.BLOCK:
         return offset
     return replace(offset, uniform_in=pointer_key)
+
+
+_FRAGMENT = re.compile(r"fragment<\s*(?:[\w:]*::)?(matrix_a|matrix_b|accumulator)\s*,\s*(\d+)[uUlL]*\s*,"
+                       r"\s*(\d+)[uUlL]*\s*,\s*(\d+)[uUlL]*\s*,[^,>]+(?:,\s*(?:[\w:]*::)?(row_major|col_major|void))?\s*>")
+
+
+def matrix_tile_shape(fragment_type: str, layout: str) -> tuple[int, int] | None:
+    """(rows, columns) in memory of the tile a wmma fragment of this type loads or stores:
+    matrix_a is M x K, matrix_b K x N, the accumulator M x N, each transposed when its layout
+    (the fragment's, or the call's mem_col_major for an accumulator) is column-major. None
+    when the type does not tell (a dependent shape, an unknown layout)."""
+    m = _FRAGMENT.search(fragment_type.replace("\n", " "))
+    if m is None:
+        return None
+    use, rows, cols, depth, order = m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4)), m.group(5)
+    shape = {"matrix_a": (rows, depth), "matrix_b": (depth, cols), "accumulator": (rows, cols)}[use]
+    if use == "accumulator" or order in (None, "void"):
+        order = {"mem_row_major": "row_major", "mem_col_major": "col_major"}.get(layout.split("::")[-1])
+    if order is None:
+        return None
+    return shape if order == "row_major" else (shape[1], shape[0])
 
 
 def _at_start(target_offsets: list[Offset], pointer: Node, scope: "Scope") -> list[Offset]:
@@ -1444,6 +1470,8 @@ class KernelAccesses:
                 continue
             if kind == "CALL_EXPR" and self._collect_atomic(node, point, gs, scope, instance, local, stack):
                 continue
+            if kind == "CALL_EXPR" and self._collect_matrix_tile(node, point, gs, scope, instance, local, stack):
+                continue
             if kind == "CALL_EXPR" and depth < 4:
                 # an access through a returned reference (`view[i] = v` of `T& operator[](i)
                 # { return data[i]; }`): to the element the callee names, made here (reported
@@ -1509,6 +1537,38 @@ class KernelAccesses:
                 stack.append((offset.node, "read", guards, 0))
         for arg in args[1:]:
             stack.append((arg, "read", guards, 0))
+        return True
+
+    def _collect_matrix_tile(self, call: Node, point, guards: list[Guard], scope: Scope, instance, local,
+                             stack: list) -> bool:
+        """``wmma::load_matrix_sync(frag, &tile[r][c], ldm)`` reads, and ``store_matrix_sync(
+        &tile[r][c], acc, ldm, layout)`` writes, a matrix tile of shared memory at the pointer:
+        one access of the warp over the tile's elements (rows and columns from the fragment's
+        shape, use and layout). The pointer's index expressions and the other arguments are
+        reads of their own. A tile whose shape is not known from the types is not collected."""
+        name = callee_name(call)
+        if name not in ("load_matrix_sync", "store_matrix_sync"):
+            return False
+        args = call_args(call)
+        if len(args) < 3:
+            return False
+        load = name == "load_matrix_sync"
+        pointer, fragment, ldm = (args[1], args[0], args[2]) if load else (args[0], args[1], args[2])
+        layout = args[3] if len(args) > 3 else None
+        shape = matrix_tile_shape(fragment.type, _strip(layout).spelling if layout is not None else "")
+        target = self._pointer_target(pointer, scope) if shape is not None else None
+        if target is None:
+            return False
+        offsets = _at_start(target[1], pointer, scope) + [Offset(ldm, scope, 1, element_unit(pointer), tile=shape)]
+        self._add(Access(array=target[0], name=_display_name(target[0], call), node=call, indices=[],
+                         offsets=offsets, read=load, write=not load, point=point, guards=list(guards),
+                         scope=scope, value_level=7, function=scope.analysis.function,
+                         element=element_unit(pointer)),
+                  instance, local)
+        for offset in target[1]:
+            if offset.scope is scope:
+                stack.append((offset.node, "read", guards, 0))
+        stack.extend((a, "read", guards, 0) for a in args if a is not pointer)
         return True
 
     def _reference_bindings(self, node: Node) -> set[int]:
@@ -1579,6 +1639,13 @@ class KernelAccesses:
         strides = None
         if len(indices) > 1 and all(e is not None for e in extents):
             strides = [_product(extents[k + 1:]) for k in range(len(extents))]
+        elif len(indices) > 1 and element == element_unit(cur):
+            # A 2-D array parameter (`T tile[16][144]`, a pointer to rows of 144): the rows'
+            # extents give the strides, whatever the number of rows.
+            dims = _extents(cur.type)
+            rows = dims[1:] if len(dims) == len(indices) else dims if "(*)" in cur.type else None
+            if rows is not None and len(rows) == len(indices) - 1 and all(e is not None for e in rows):
+                strides = [_product(rows[k:]) for k in range(len(rows))] + [1]
         self._add(Access(
             array=base[0], name=base[1], node=node, indices=indices, offsets=offsets,
             read=mode in ("read", "update"), write=mode in ("write", "update"), point=point,
