@@ -343,6 +343,11 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                     continue  # __syncwarp() orders the lanes of the warp here
                 if intra_only and a is b and a.write and not a.read and a.value_level <= Level.WARP:
                     continue  # lanes of one warp store one warp-uniform value: benign
+                if intra_only and (_matrix_tile(a) or _matrix_tile(b)):
+                    # a wmma load or store is made by the whole warp together, each element by
+                    # one lane: which lane touches which is the implementation's, not a race
+                    # between lanes the code could order
+                    continue
                 if intra_only:
                     rendezvous_concurrent = rendezvous_concurrent or _Concurrency(ka, warp=True, rendezvous=True)
                     if _read_before_rendezvous(a, b, warp_concurrent, rendezvous_concurrent):
@@ -1014,6 +1019,9 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
             if enc.exact(end):
                 continue
             if start is None:
+                # (a part's size may be wider than the index: `buf2 = buf + N` with a size_t N)
+                bits = max(first.size(), end.size())
+                first, end = (C.z3_convert(z3, t, None, bits) for t in (first, end))
                 solver.add(first >= 0, first < end)
             else:
                 # a part between two others: from its start to the next one's (parts laid
@@ -1778,6 +1786,10 @@ def _carve_end(enc: Encoder, count: Node, scope, unknown: str | None):
         if unknown is None or unknown in enc.varying:
             raise
         return enc.sym(f"{unknown}+{count.id}", per_thread=False)
+
+
+def _matrix_tile(access: Access) -> bool:
+    return any(o.tile is not None for o in access.offsets)
 
 
 def _tile_element(enc: Encoder, acc: Access, offset: Offset, position: int):

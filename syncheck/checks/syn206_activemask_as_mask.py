@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from syncheck.analyses.divergence import partial_reaches
+from syncheck.analyses.levels import Level
 from syncheck.analyses.preconditions import assigned_variables
 from syncheck.checks.base import Check, CheckContext
 from syncheck.checks.warp_sites import explicit_mask
@@ -41,9 +43,18 @@ class ActivemaskAsMask(Check):
     severity = Severity.WARNING
 
     def run(self, ctx: CheckContext):
-        for site, _frames in ctx.uniformity.main_file_sites():
-            mask = explicit_mask(site)
-            if mask is None or not mask[1].from_activemask:
+        sites = [(site, mask) for site, _frames in ctx.uniformity.main_file_sites()
+                 for mask in [explicit_mask(site)] if mask is not None and mask[1].from_activemask]
+        if not sites:
+            return
+        # Where whole warps reach the collective, the lanes converged there are the warp's:
+        # the mask names the lanes that run it. Only where part of a warp may reach it (a
+        # decision that differs between lanes, in some calling context) does the mask depend
+        # on which lanes happen to run together.
+        divergent = {r.site.node.id for r in partial_reaches(
+            ctx.uniformity, lambda s: Level.WARP if s.node.id in {x.node.id for x, _ in sites} else None)}
+        for site, mask in sites:
+            if site.node.id not in divergent:
                 continue
             if _broadcast_from_own_leader(site, mask[0]):
                 continue

@@ -119,6 +119,43 @@ def source_text(lines: list[str], node: Node, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def expression_text(node: Node, limit: int = 80) -> str:
+    """An expression written back from its tree (names, literals, operators, subscripts,
+    members, calls), for a place whose source text is a macro's use; "" where a part is not
+    one of those."""
+    def write(n: Node, depth: int) -> str | None:
+        if depth > 12:
+            return None
+        kids = n.children
+        if n.kind in ("UNEXPOSED_EXPR", "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR") and kids:
+            return write(kids[-1], depth + 1)
+        if n.kind == "PAREN_EXPR" and kids:
+            inner = write(kids[0], depth + 1)
+            return None if inner is None else f"({inner})"
+        if n.kind in ("DECL_REF_EXPR", "MEMBER_REF_EXPR") and not kids:
+            return n.spelling or None
+        if n.kind == "INTEGER_LITERAL" and n.value is not None:
+            return str(n.value)
+        if n.kind == "ARRAY_SUBSCRIPT_EXPR" and len(kids) == 2:
+            a, b = write(kids[0], depth + 1), write(kids[1], depth + 1)
+            return None if a is None or b is None else f"{a}[{b}]"
+        if n.kind == "MEMBER_REF_EXPR" and kids:
+            a = write(kids[0], depth + 1)
+            arrow = "->" if "*" in kids[0].type and "[" not in kids[0].type else "."
+            return None if a is None else f"{a}{arrow}{n.spelling}"
+        if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and len(kids) == 2 and n.op:
+            a, b = write(kids[0], depth + 1), write(kids[1], depth + 1)
+            return None if a is None or b is None else f"{a} {n.op} {b}"
+        if n.kind == "UNARY_OPERATOR" and kids and n.op:
+            a = write(kids[0], depth + 1)
+            if a is None:
+                return None
+            return f"{a}{n.op[4:]}" if n.op.startswith("post") else f"{n.op}{a}"
+        return None
+    text = write(node, 0) or ""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def is_default_argument(node: Node) -> bool:
     """A default argument the user did not write (libclang shows it as a bare unexposed expr)."""
     return node.kind == "UNEXPOSED_EXPR" and not node.children

@@ -36,6 +36,10 @@ _INTEGRAL_TYPES = {ci.TypeKind.INT, ci.TypeKind.UINT, ci.TypeKind.LONG, ci.TypeK
                    ci.TypeKind.BOOL}
 
 
+_FLOATING_TYPES = {ci.TypeKind.FLOAT, ci.TypeKind.DOUBLE, ci.TypeKind.LONGDOUBLE, ci.TypeKind.HALF,
+                   ci.TypeKind.FLOAT128}
+
+
 def _scalar(t: ci.Type) -> bool:
     """An arithmetic, enum or pointer type (not an aggregate a braced list would fill)."""
     kind = t.get_canonical().kind
@@ -589,6 +593,10 @@ class Lowerer:
             node.spelling = cursor.spelling
             ctype = cursor.type
             node.type = ctype.spelling
+            if ctype.kind not in _FLOATING_TYPES and ctype.get_canonical().kind in _FLOATING_TYPES:
+                # a project's name for float (`typedef float cudatype;`): a floating-point
+                # value, not an unknown integer, wherever the analyses read the type
+                node.type = ctype.get_canonical().spelling
             if kind in _SIZED:
                 node.element_bytes = _element_bytes(ctype, node.type, kind)
         elif kind in _LITERALS:

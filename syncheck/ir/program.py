@@ -12,7 +12,7 @@ from syncheck.frontend import clang_api
 from syncheck.frontend.cuda_headers import cuda_declaration_prefixes
 from syncheck.frontend.parse import INSTANTIATION_REFERENCE, ParsedFile
 from syncheck.ir import launch_bounds
-from syncheck.ir.calls import call_args, source_text
+from syncheck.ir.calls import call_args, expression_text, source_text
 from syncheck.ir.nodes import POINTER_WRAPPERS, Decl, Lowerer, Node, strip_wrappers
 from syncheck.ir.reuse import (CursorAt, DocumentStore, KeptFunction, KeptSignature, ReuseMismatch, ReusePlan,
                                has_directive_mark, signature_is_plain)
@@ -262,8 +262,16 @@ class Program:
         return self._owners.get(node.id)
 
     def text(self, node: Node) -> str:
-        """The source text of an expression, for messages, from the file that holds it."""
-        return source_text(self.lines_of(node), node)
+        """The source text of an expression, for messages, from the file that holds it. An
+        access a macro writes (`ACCUMULATE()` expanding to `acc += tile[k]`) is spelled from
+        the expression itself, with the macro's use after it."""
+        text = source_text(self.lines_of(node), node)
+        if node.kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR"):
+            written = expression_text(node)
+            base = _base_name(node)
+            if written and base and base not in text:
+                return f"{written} (in {text})" if text else written
+        return text
 
     def lines_of(self, node: Node) -> list[str]:
         """The source lines of the file that holds the node."""
@@ -1342,3 +1350,11 @@ def build_program(parsed: ParsedFile, keep: DocumentStore | None = None) -> Prog
         program = ProgramBuilder(parsed, ReusePlan(keep, parsed.source, parsed.path)).build()
     program.kept = keep
     return program
+
+
+def _base_name(node: Node) -> str | None:
+    """The variable an access names first (`tile` in `tile[i][j]`, `s` in `s.data[i]`)."""
+    while node.children and node.kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR", "UNEXPOSED_EXPR",
+                                          "PAREN_EXPR", "UNARY_OPERATOR"):
+        node = node.children[0]
+    return node.spelling if node.kind == "DECL_REF_EXPR" else None
