@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import re
 
+from syncheck.frontend.launch_config import rewrite_configurations
+
 # The name the force-included headers give dim3 for this rewrite (one character, so that it
 # fits in a blank; `$` is an identifier character for clang and never a CUDA name).
 DIM3_ALIAS = "$"
 
 _OPEN = re.compile(r"(?<![<])<<<(?![<=])")
 _CLOSE = re.compile(r">>>(?=\s*\()")
-_MAX_CONFIG_CHARS = 2000
 _WORD = re.compile(r"\w")
 
 
@@ -29,26 +30,13 @@ def with_braced_launches_typed(text: str) -> str:
     """The source with each braced grid or block list of a launch typed as a dim3, same length."""
     if "<<<" not in text or "{" not in text:
         return text
-    out: list[str] = []
-    last = 0
-    for opener in _OPEN.finditer(text):
-        if opener.start() < last:
-            continue
-        close = _CLOSE.search(text, opener.end(), opener.end() + _MAX_CONFIG_CHARS)
-        if close is None:
-            continue
-        config = text[opener.end():close.start()]
-        if ";" in config or "{" not in config:
-            continue
-        typed = _typed(config)
-        if typed is None:
-            continue
-        out += [text[last:opener.end()], typed]
-        last = close.start()
-    if not out:
-        return text
-    out.append(text[last:])
-    return "".join(out)
+
+    def typed(opener: re.Match, config: str, close: re.Match) -> str | None:
+        if "{" not in config:
+            return None
+        inside = _typed(config)
+        return None if inside is None else opener.group(0) + inside + close.group(0)
+    return rewrite_configurations(text, _OPEN, _CLOSE, typed)
 
 
 def _typed(config: str) -> str | None:

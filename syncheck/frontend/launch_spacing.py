@@ -13,30 +13,18 @@ from __future__ import annotations
 
 import re
 
+from syncheck.frontend.launch_config import rewrite_configurations
+
 # `<<` then spaces then `<`, not part of a longer run of `<` (a shift of a shift).
 _SPACED_OPEN = re.compile(r"(?<![<])<<([ \t]+)<(?![<=])")
 # The configuration's closer: `>>>` or `>>` spaces `>`, then the call's `(`.
 _CLOSE = re.compile(r">>([ \t]*)>(?=\s*\()")
-# A launch configuration spans at most a few lines of arguments.
-_MAX_CONFIG_CHARS = 2000
 
 
 def with_launches_joined(text: str) -> str:
     """The source with every spaced launch opener (and its closer) joined, same length."""
     if "<< <" not in text and "<<\t<" not in text:
         return text
-    out: list[str] = []
-    last = 0
-    for opener in _SPACED_OPEN.finditer(text):
-        if opener.start() < last:
-            continue
-        close = _CLOSE.search(text, opener.end(), opener.end() + _MAX_CONFIG_CHARS)
-        if close is None or ";" in text[opener.end():close.start()]:
-            continue  # not a launch: a shift compared with something
-        out.append(text[last:opener.start()])
-        out.append("<<<" + opener.group(1))
-        out.append(text[opener.end():close.start()])
-        out.append(">>>" + close.group(1))
-        last = close.end()
-    out.append(text[last:])
-    return "".join(out)
+    return rewrite_configurations(
+        text, _SPACED_OPEN, _CLOSE,
+        lambda opener, config, close: f"<<<{opener.group(1)}{config}>>>{close.group(1)}")
