@@ -51,8 +51,9 @@ class ActivemaskAsMask(Check):
         # the mask names the lanes that run it. Only where part of a warp may reach it (a
         # decision that differs between lanes, in some calling context) does the mask depend
         # on which lanes happen to run together.
+        judged = {site.node.id for site, _ in sites}
         divergent = {r.site.node.id for r in partial_reaches(
-            ctx.uniformity, lambda s: Level.WARP if s.node.id in {x.node.id for x, _ in sites} else None)}
+            ctx.uniformity, lambda s: Level.WARP if s.node.id in judged else None)}
         for site, mask in sites:
             if site.node.id not in divergent:
                 continue
