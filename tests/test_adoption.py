@@ -16,8 +16,10 @@ from tests.conftest import ROOT
 BUGGY = (ROOT / "fixtures" / "seeds" / "lecture_divergent_barrier.cu").read_text()
 TWICE = BUGGY + BUGGY.replace("load_wrong", "load_again").replace("load_correct", "correct_again")
 WARNING_ONLY = """__global__ void k(float* a) {
-    unsigned m = __activemask();
-    a[threadIdx.x] = __shfl_sync(m, a[threadIdx.x], 0);
+    if (a[threadIdx.x] > 0.0f) {
+        unsigned m = __activemask();
+        a[threadIdx.x] = __shfl_sync(m, a[threadIdx.x], 0);
+    }
 }
 """
 NEEDS_INCLUDE = """#include "defs.h"
