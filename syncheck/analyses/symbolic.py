@@ -101,6 +101,11 @@ def constant_term(z3, v: int, bits: int = BITS):
 RESOURCE_LIMIT = 4_000_000
 
 
+# A loop's trip count is bounded (the solver's search stays small) but never below what a
+# loop of a constant bound runs: `for (k = 0; k < 128; ++k)` must be able to end (with 64, a
+# race in its last iteration could not be).
+_MAX_TRIPS = 1 << 16
+
 # Proofs that a decision is uniform only remove findings, so they get a smaller budget.
 PROOF_LIMIT = 1_000_000
 
@@ -716,7 +721,7 @@ class Encoder:
             raise NotEncodable()  # threads may leave it after different counts
         trips = self.sym(name, per_thread=False)
         self._trips[name] = trips
-        self.facts += [trips >= 0, trips < 64]
+        self.facts += [trips >= 0, trips < _MAX_TRIPS]
         counter = f"iter:{fn}:{loop.id}"
         saved = self.counter_override.get(counter)
         try:
