@@ -554,6 +554,9 @@ class Encoder:
         its definitions compute, each read where it is made (a loop counter there is some
         iteration of its loop). None when a definition is not a plain value the encoder reads
         (a load, a step of the variable itself, a change through `+=` or its address)."""
+        key = f"{d.key}@one-of#{self.t}"
+        if key in self.private:
+            return self.private[key]  # its values are the facts already added
         defs = _definitions(scope.analysis.function.body, d.key)
         if not defs or len(defs) > _MAX_MERGED_DEFINITIONS or any(
                 n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.key == d.key
@@ -569,10 +572,8 @@ class Encoder:
                 values.append(C.z3_convert(self.z3, self.expr(value, scope, depth + 1), _int(value), bits))
             except NotEncodable:
                 return None
-        key = f"{d.key}@one-of#{self.t}"
-        if key not in self.private:
-            self.private[key] = self.z3.BitVec(key, bits)
-            self.facts.append(self.z3.Or(*[self.private[key] == v for v in values]))
+        self.private[key] = self.z3.BitVec(key, bits)
+        self.facts.append(self.z3.Or(*[self.private[key] == v for v in values]))
         return self.private[key]
 
     def _moved_value(self, node: Node, scope: Scope, depth: int):
