@@ -381,6 +381,45 @@ class BarrierIntervals:
             return False
         return self.cfg.exit in self._scan(Point(block, index))[1]
 
+    def made_first(self, first: tuple[int, int], then: tuple[int, int],
+                   block_uniform: Callable[[int], bool]) -> bool:
+        """Does every thread that makes item ``then`` make item ``first`` before it in the same
+        trip round the loops around ``first``, given that some thread made ``first``? Every
+        path from the entry to ``then`` passes ``first``, where at a block-uniform branch a
+        thread goes the way of the one that made ``first`` (one that can still reach it), and
+        the loops around ``first`` hold ``then`` and meet a barrier on every trip round (a
+        thread can be a trip behind nowhere)."""
+        (fb, fi), (tb, ti) = first, then
+        for loop in self.loops_containing(fb):
+            if tb not in loop.blocks or loop.barrier_free_cycle:
+                return False
+        if fb == tb:
+            return ti > fi
+        blocks = self.cfg.blocks
+        reaches_first = {fb}
+        work = [fb]
+        while work:
+            for p in blocks[work.pop()].preds:
+                if p in self.live and p not in reaches_first:
+                    reaches_first.add(p)
+                    work.append(p)
+        seen = {self.cfg.entry}
+        work = [self.cfg.entry]
+        while work:
+            b = work.pop()
+            if b == tb:
+                return False
+            if b == fb:
+                continue  # past ``first``
+            succs = [x for x in blocks[b].succs if x in self.live]
+            if len(succs) > 1 and block_uniform(b) and any(x in reaches_first for x in succs):
+                succs = [x for x in succs if x in reaches_first]
+            for x in succs:
+                if x not in seen:
+                    seen.add(x)
+                    work.append(x)
+        return True
+
     def loops_containing(self, block: int) -> list[Loop]:
         return [lp for lp in self.loops if block in lp.blocks]
 

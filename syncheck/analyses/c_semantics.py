@@ -74,6 +74,15 @@ def is_floating(spelling: str) -> bool:
     return "*" not in spelling and any(f in name for f in _FLOATING)
 
 
+def is_pointer_type(spelling: str) -> bool:
+    """A pointer type's spelling (`Map *`, `float *const __restrict__`)."""
+    t = spelling.strip()
+    for qualifier in ("const", "volatile", "__restrict__", "__restrict", "restrict"):
+        if t.endswith(qualifier):
+            t = t[:-len(qualifier)].rstrip()
+    return t.endswith("*")
+
+
 def int_type(spelling: str) -> IntType | None:
     """The integer type a type spelling names; None for a type that is not an integer
     (floating point, pointers, CUDA vector types such as uint4). A spelling of no known

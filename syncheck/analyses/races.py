@@ -51,6 +51,10 @@ class Race:
     # first in the loop's body): the barrier goes right before that later access, inside
     # the loop, where it also orders the way from before the loop
     barrier_round_loop: bool = False
+    # The header block of the loop whose next trip makes one of the accesses (a loop-carried
+    # race), None for two accesses of one trip: races at one place carried by different
+    # loops need barriers of their own
+    carrier: int | None = None
 
 
 def _next_iteration(ka: KernelAccesses, loop) -> NextIteration:
@@ -299,7 +303,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
     block_concurrent = _Concurrency(ka, warp=False)
     warp_concurrent = _Concurrency(ka, warp=True)
     rendezvous_concurrent = None  # built for the first pair within a warp
-    races: dict[tuple[str, int], Race] = {}
+    races: dict[tuple[str, int, int | None], Race] = {}
     for accesses in by_array.values():
         if not any(a.write for a in accesses):
             continue  # read-only shared data
@@ -313,17 +317,23 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                     continue
                 if a.atomic and b.atomic:
                     continue  # atomics on one location are ordered among themselves
-                if (b.array, b.node.line) in races or (b.name, b.node.line, b.node.col) in reported:
-                    continue  # one finding per line and array: the first conflict found
+                if (b.name, b.node.line, b.node.col) in reported:
+                    continue
                 if not block_concurrent(a, b):
                     continue
                 if _same_own_element(a, b, ka.uses_y, ka.uses_z):
                     count_decision("fast: each thread its own element")
                     continue
+                # one finding per line and array (the first conflict found), and per loop whose
+                # next trip makes one of the accesses
+                iterations = [it for it in block_concurrent.iterations(a, b)
+                              if (b.array, b.node.line, _carrier(it)) not in races]
+                if not iterations:
+                    continue
                 verdict = None
                 last = (block_concurrent.last_iterations(a, b), block_concurrent.last_iterations(b, a))
                 parted = block_concurrent.partings(a, b)
-                for iteration in block_concurrent.iterations(a, b):
+                for iteration in iterations:
                     if iteration[0] == "same":
                         fast = _never_the_same_element(ka, a, b)
                         if fast is not None:
@@ -332,6 +342,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                     verdict = _check_pair(ka, a, b, iteration=iteration, last=last, example_if_intra=False,
                                           parted=parted)
                     if verdict is not None:
+                        carrier = _carrier(iteration)
                         break
                 if verdict == UNDECIDED:
                     undecided.append((a, b))
@@ -378,13 +389,19 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                 branches = [ka.cfg.blocks[d[0]].branch for d in parted or ()]
                 # (lanes of one warp too: the block barrier the parting skips would order them)
                 parted_at = tuple(c.id for c in branches) if branches and None not in branches else ()
-                races[(b.array, b.node.line)] = Race(a, b, intra_only, example, shape, source,
-                                                     parted_at=parted_at)
+                races[(b.array, b.node.line, carrier)] = Race(a, b, intra_only, example, shape, source,
+                                                              parted_at=parted_at, carrier=carrier)
     grouped = _one_per_fill(ka, _one_per_store(ka, _one_per_access(list(races.values()))))
     ways = _BarrierWays(block_concurrent)
     told = _lane_races_with_block_race(ways, _one_per_missing_barrier(ways, _one_per_struct(ka, grouped)))
     _place_shared_barriers(ways, told)
     return RaceResult(_one_per_warp_exchange(ka, told), undecided)
+
+
+def _carrier(iteration: tuple[str, object]) -> int | None:
+    """The header of the loop whose next trip makes one access of the pair (None: one trip)."""
+    relation, loop = iteration
+    return None if relation == "same" or loop is None else loop.header
 
 
 _WARP_LEVEL = frozenset({P.TILE_SYNC, P.WARP_COLLECTIVE, P.TILE_COLLECTIVE, P.LEGACY_WARP})
@@ -430,7 +447,7 @@ def _one_per_access(races: list[Race]) -> list[Race]:
     leaders: dict[tuple, Race] = {}
     kept = []
     for race in sorted(races, key=_place):
-        keys = [(id(shared), race.intra_warp_only)
+        keys = [(id(shared), race.intra_warp_only, race.carrier)
                 for shared, other in ((race.first, race.second), (race.second, race.first))
                 if shared.read and not shared.write and other.write]
         found = next((k for k in keys if k in leaders), None)
@@ -926,7 +943,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     e1.last_iterations, e2.last_iterations = last
     e1.free_data_decisions = e2.free_data_decisions = True
     solver = z3.Solver()
-    solver.set("rlimit", RESOURCE_LIMIT)
+    solver.set("rlimit", _query_limit(ka))
     try:
         idx_a = _indices(e1, a)
         idx_b = _indices(e2, b)
@@ -946,6 +963,9 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     if a is b and a.write and not a.read and a.value_level <= Level.BLOCK:
         count_decision("fast: one block-uniform value stored")
         return None  # every thread stores the same block-uniform value: benign
+    if relation == "same" and exited is None and _reader_stored_it_first(ka, intervals, a, b):
+        count_decision("fast: the reader stored the same block-uniform value first")
+        return None
     if (a is b or not a.read and not b.read) and a.write and b.write and e1.input_tests and e2.input_tests:
         # One store made by the threads the input selects (`if (col == row) s_diag[w] = v;`,
         # the lane holding the diagonal; or the arms of one search, `if (h[t] < m && m <
@@ -1093,12 +1113,12 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     if warp_decisions:
         solver.add(e1.linear() / 32 == e2.linear() / 32)
     facts = list(solver.assertions())
-    if (e1.input_tests or e2.input_tests) and _decide(z3, facts)[0] == z3.unsat:
+    if (e1.input_tests or e2.input_tests) and _decide(z3, facts, ka)[0] == z3.unsat:
         # No two threads touch one element whatever the conditions: settled without them, as
         # tests of values read from memory (a compare-exchange's) make the full query costly.
         count_decision("solver: unsat without the guards")
         return None
-    verdict, solver = _decide(z3, facts + [g for g, _ in guards])
+    verdict, solver = _decide(z3, facts + [g for g, _ in guards], ka)
     if verdict == z3.unknown:
         # Decisions the whole block takes alike (often divisions of parameters) are the
         # costly part and do not tell the two threads apart: decide again without them.
@@ -1111,15 +1131,15 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         kept = [g for g, level in guards if level > Level.BLOCK or not _only_symbols(g, own)
                 or _symbols([g]) & indexed]
         if len(kept) < len(guards):
-            verdict, solver = _decide(z3, facts + kept)
+            verdict, solver = _decide(z3, facts + kept, ka)
     if verdict == z3.unknown:
         # Products of run-time sizes in the indices (`t * width + i`) are what the 32-bit
         # solver finds costly: look for a conflict with those sizes fixed to a few values
         # (a conflict found so is one the kernel admits; none found leaves it undecided).
         tied = tied_parameters(ka.block_relations, ka.argument_relations, ka.argument_facts)
-        free = {k: v for k, v in shared.items()
-                if k in {p.key for p in ka.kernel.params} and k not in tied}
-        verdict, solver = _with_fixed_factors(z3, facts + [g for g, _ in guards], idx_a + idx_b, free)
+        run_time = {p.key for p in ka.kernel.params} | _global_values(ka.program)
+        free = {k: v for k, v in shared.items() if k in run_time and k not in tied}
+        verdict, solver = _with_fixed_factors(z3, facts + [g for g, _ in guards], idx_a + idx_b, free, ka)
     if verdict == z3.unknown:
         count_decision("solver: unknown")
         return UNDECIDED
@@ -1135,7 +1155,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
                                (_unwrapped_products(z3, idx_a + idx_b), "only by wrapping around")):
         if not extra:
             continue
-        refined, refined_solver = _decide(z3, list(solver.assertions()) + extra)
+        refined, refined_solver = _decide(z3, list(solver.assertions()) + extra, ka)
         if refined == z3.unsat:
             count_decision(f"solver: {unsat_means}")
             return None
@@ -1143,7 +1163,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
             solver = refined_solver
     # Is there a conflict between threads of different warps?
     across = e1.linear() / 32 != e2.linear() / 32
-    inter_verdict, inter_solver = _decide(z3, list(solver.assertions()) + [across])
+    inter_verdict, inter_solver = _decide(z3, list(solver.assertions()) + [across], ka)
     # Undecided: threads of different warps may conflict too, so it is not a warp-level race.
     inter = inter_verdict != z3.unsat
     if inter_verdict == z3.sat:
@@ -1472,7 +1492,21 @@ def _unwrapped_products(z3, terms: list) -> list:
 _FIXED_FACTOR_VALUES = (8, 32, 3)
 
 
-def _with_fixed_factors(z3, facts: list, indices: list, shared: dict):
+def _global_values(program: Program) -> set[str]:
+    """Keys of the global and __constant__ variables the program's functions read: run-time
+    values the same for every thread, set by the host like the kernel's parameters."""
+    cached = getattr(program, "_global_value_keys", None)
+    if cached is None:
+        cached = set()
+        for fn in program.functions.values():
+            for n in fn.body.walk() if fn.body is not None else ():
+                if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage in ("global", "constant"):
+                    cached.add(n.decl.key)
+        program._global_value_keys = cached
+    return cached
+
+
+def _with_fixed_factors(z3, facts: list, indices: list, shared: dict, ka: KernelAccesses):
     """The query decided again with the run-time values that multiply each other in the
     indices fixed to one of a few values; ``shared``: the symbols that may be fixed (the
     kernel's parameters that no launch ties to the block shape or to each other). sat is a
@@ -1480,30 +1514,36 @@ def _with_fixed_factors(z3, facts: list, indices: list, shared: dict):
     own = {str(v) for v in shared.values()}
     factors = {}
     for term in indices:
-        for product in _products(z3, term):
-            for f in product.children():
-                if z3.is_const(f) and not z3.is_bv_value(f) and str(f) in own:
+        for operation in _products(z3, term, divisions=True):
+            for f in term_variables(z3, operation):
+                if str(f) in own:
                     factors[str(f)] = f
     if not factors:
         return z3.unknown, None
     for value in _FIXED_FACTOR_VALUES:
         fixed = [f == value for _, f in sorted(factors.items())]
-        verdict, solver = _decide(z3, facts + fixed)
+        verdict, solver = _decide(z3, facts + fixed, ka)
         if verdict == z3.sat:
             count_decision("solver: sat with sizes fixed")
             return verdict, solver
     return z3.unknown, None
 
 
-def _products(z3, term):
-    """The multiplications in a term (each once)."""
+_DIVISIONS = ("Z3_OP_BUDIV", "Z3_OP_BSDIV", "Z3_OP_BUDIV_I", "Z3_OP_BSDIV_I", "Z3_OP_BUREM", "Z3_OP_BSREM",
+              "Z3_OP_BUREM_I", "Z3_OP_BSREM_I", "Z3_OP_BSMOD", "Z3_OP_BSMOD_I")
+
+
+def _products(z3, term, divisions: bool = False):
+    """The multiplications in a term (each once); with ``divisions``, its divisions and
+    remainders as well."""
+    kinds = {z3.Z3_OP_BMUL} | ({getattr(z3, name) for name in _DIVISIONS} if divisions else set())
     seen, work = set(), [z3.simplify(term)]
     while work:
         t = work.pop()
         if t.get_id() in seen:
             continue
         seen.add(t.get_id())
-        if z3.is_app_of(t, z3.Z3_OP_BMUL):
+        if z3.is_app(t) and t.decl().kind() in kinds:
             yield t
         work.extend(t.children())
 
@@ -1552,6 +1592,22 @@ def _names(node: Node) -> set[str]:
     return {n.decl.key for n in node.walk() if n.kind == "DECL_REF_EXPR" and n.decl is not None}
 
 
+def _reader_stored_it_first(ka: KernelAccesses, intervals: BarrierIntervals, a: Access, b: Access) -> bool:
+    """A store of one block-uniform value to a scalar, paired with a read of it that every
+    reading thread makes only after that store of its own (`map = nullptr; ... if (map !=
+    nullptr)`): any store of the pair it can see holds the value it stored itself. (Other
+    stores to the scalar are pairs of their own.)"""
+    store, read = (a, b) if a.write else (b, a)
+    if not store.write or store.read or read.write or store.atomic or read.atomic \
+            or store.value_level > Level.BLOCK or store.array != read.array or store.element != read.element:
+        return False
+    if store.instance is not None or read.instance is not None \
+            or store.indices or read.indices or store.offsets or read.offsets:
+        return False
+    return intervals.made_first((store.point[0], store.point[1]), (read.point[0], read.point[1]),
+                                lambda block: ka.cond_levels.get(block, Level.UNIFORM) <= Level.BLOCK)
+
+
 def _same_value_group(a: Access, b: Access) -> int | None:
     """Threads per aligned group that store the same value, when a store is paired with
     itself and its value is uniform within tiles smaller than a warp (a tile reduction's
@@ -1574,14 +1630,31 @@ def _same_statement(ka: KernelAccesses, acc: Access) -> list[Access]:
             if c is not acc and c.guards == acc.guards and c.scope is acc.scope]
 
 
-def _decide(z3, assertions: list):
+def _decide(z3, assertions: list, ka: KernelAccesses | None = None):
     """Check the assertions with a solver of their own. A solver that has been pushed works
     incrementally and skips the preprocessing that settles products of a thread index and a
-    parameter (`tx * d + x` against `ty * d + y`), leaving such pairs undecided."""
+    parameter (`tx * d + x` against `ty * d + y`), leaving such pairs undecided. With the
+    kernel's accesses: within the kernel's budget (_query_limit), counting what it spends."""
     solver = z3.Solver()
-    solver.set("rlimit", RESOURCE_LIMIT)
+    solver.set("rlimit", _query_limit(ka))
     solver.add(*assertions)
-    return solver.check(), solver
+    verdict = solver.check()
+    if verdict == z3.unknown and ka is not None:
+        ka.solver_unknowns += 1
+    return verdict, solver
+
+
+# A kernel's queries get the full budget until this many have run out of it; the rest get
+# an eighth (queries that use all of it are most of the time of a kernel with hundreds of
+# hard pairs, and those that take longer than an eighth are seldom decided within all of
+# it). Counted, not timed: the same kernel gets the same answers on any machine.
+_FULL_LIMIT_UNKNOWNS = 16
+
+
+def _query_limit(ka: KernelAccesses | None) -> int:
+    if ka is None or ka.solver_unknowns < _FULL_LIMIT_UNKNOWNS:
+        return RESOURCE_LIMIT
+    return RESOURCE_LIMIT // 8
 
 
 def _only_symbols(term, names: set[str]) -> bool:

@@ -23,8 +23,8 @@ from syncheck.analyses.levels import Level
 from syncheck.ir.calls import (bound_arguments, call_args, callee_name, constructor_call, member_object,
                                parameter_types, reference_argument_positions, template_bindings)
 from syncheck.ir.cfg import CFG, Block
-from syncheck.ir.nodes import (BUILTIN_ELEMENT_BYTES, POINTER_WRAPPERS, Node, asm_written_operands, element_spelling,
-                               strip_wrappers)
+from syncheck.ir.nodes import (BUILTIN_ELEMENT_BYTES, LANE_ID, POINTER_WRAPPERS, Node, asm_written_operands, element_spelling,
+                               lane_id_target, strip_wrappers)
 from syncheck.ir.program import Function, Program
 
 _ASSIGN = {"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="}
@@ -459,6 +459,21 @@ def _bound_lvalue(node: Node, scope: Scope):
         return scope.bound(node)
     return None
 
+def _address_read_from_shared(holder: Node, scope: Scope) -> bool:
+    """Is ``holder`` (the object of a `->`) a pointer variable in shared memory, or a
+    parameter passed one (`reserve(map)`)?"""
+    for _ in range(8):
+        if holder.kind != "DECL_REF_EXPR" or holder.decl is None or not C.is_pointer_type(holder.decl.type):
+            return False
+        if holder.decl.storage == "shared":
+            return True
+        bound = scope.bindings.get(holder.decl.key)
+        if bound is None:
+            return False
+        holder, scope = _strip(bound[0]), bound[1]
+    return False
+
+
 def _display_name(key: str, node: Node) -> str:
     """The shared variable's name for messages, from its declaration key."""
     tail = key.rsplit("@", 1)[-1]
@@ -677,6 +692,13 @@ def _definitions(fn: Function) -> tuple[dict[str, Node], set[str], dict[str, Nod
                     # (a reference is not reseated, nor an array replaced, through one)
                     counts[t.decl.key] = counts.get(t.decl.key, 0) + 2
         elif n.kind == "ASM_STMT":
+            lane = lane_id_target(n)
+            lane = _strip(lane) if lane is not None else None
+            if lane is not None and lane.kind == "DECL_REF_EXPR" and lane.decl is not None \
+                    and counts.get(lane.decl.key) == 1 and lane.decl.key not in init:
+                # `int lane; asm("mov.u32 %0, %%laneid;" : "=r"(lane));`: set once, to the lane
+                init[lane.decl.key] = LANE_ID
+                continue
             for operand, _ in asm_written_operands(n):  # `asm("..." : "+r"(v))` sets v
                 t = _strip(operand)
                 if t.kind == "DECL_REF_EXPR" and t.decl is not None:
@@ -761,6 +783,8 @@ class KernelAccesses:
         self.argument_facts = service.launch_shapes.argument_facts(kernel)
         self.argument_relations = service.launch_shapes.argument_relations(kernel)
         self.unknown_barrier_calls = False
+        # solver queries of the kernel's race checks that ran out of their budget (races.py)
+        self.solver_unknowns = 0
         self._known_parameters: dict[str, int] | None = None
         self._collective_accesses: list[Access] = []
         root = self._scope(kernel, self.analysis, {})
@@ -1311,6 +1335,11 @@ class KernelAccesses:
                     return target[0], _display_name(target[0], node)
             return found
         if node.kind == "MEMBER_REF_EXPR" and node.children and node.spelling:
+            if _address_read_from_shared(_strip(node.children[0]), scope):
+                # `map->ids` with `__shared__ Map *map` (or a parameter given `map`): shared
+                # memory holds the address, the field is where it points (the read of `map`
+                # itself is an access of its own)
+                return None
             base = self._shared_base(node.children[0], scope)
             if base is None:
                 return None

@@ -21,7 +21,7 @@ from syncheck.analyses.solver_context import drop_side_context
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.calls import (bound_arguments, call_args, is_default_argument, reference_argument_positions,
                                template_bindings)
-from syncheck.ir.nodes import POINTER_WRAPPERS, Node, asm_written_operands, strip_wrappers
+from syncheck.ir.nodes import LANE_ID, POINTER_WRAPPERS, Node, asm_written_operands, lane_id_target, strip_wrappers
 from syncheck.ir.program import Function, Program
 
 _Z3 = None
@@ -356,7 +356,7 @@ class Encoder:
             return self._ref(node, scope, depth)
         if self._loads_as_values and (k == "ARRAY_SUBSCRIPT_EXPR" or k == "UNARY_OPERATOR" and node.op == "*"):
             return self._memory_value(node, scope, depth)
-        if node is _LANE_ID:
+        if node is LANE_ID:
             return z3.URem(self.linear(), 32)
         if isinstance(node, _Held):
             return node.term
@@ -1331,7 +1331,10 @@ def _definitions(body: Node | None, key: str) -> list[Node] | None:
                    for i in reference_argument_positions(n) or ()):
                 return None
         elif n.kind == "ASM_STMT" and any(_names(_strip(operand), key) for operand, _ in asm_written_operands(n)):
-            return None
+            target = lane_id_target(n)
+            if target is None or not _names(_strip(target), key):
+                return None
+            out.append(LANE_ID)  # `asm("mov.u32 %0, %%laneid;" : "=r"(lane))`
     return out
 
 
@@ -1410,11 +1413,6 @@ def _before_its_loop(node: Node, induction, scope: Scope) -> bool:
         for n in body.walk())
 
 
-# The lane id as an expression the encoder reads: what `%laneid` holds.
-_LANE_ID = Node(-3, "BINARY_OPERATOR")
-_LANE_ID.op = "%"
-
-
 class _Held(Node):
     """A variable's value given as a term (while the values a local takes are worked out)."""
 
@@ -1484,10 +1482,8 @@ def _returned_local_value(statements: list[Node], returned: Node) -> Node | None
                 and _strip(stmt.children[0]).kind == "DECL_REF_EXPR" \
                 and _strip(stmt.children[0]).decl is not None and _strip(stmt.children[0]).decl.key == key:
             found = stmt.children[1]
-        elif stmt.kind == "ASM_STMT" and "%laneid" in (stmt.spelling or "") and len(stmt.children) == 1 \
-                and _strip(stmt.children[0]).kind == "DECL_REF_EXPR" \
-                and _strip(stmt.children[0]).decl is not None and _strip(stmt.children[0]).decl.key == key:
-            found = _LANE_ID
+        elif lane_id_target(stmt) is not None and _names(_strip(lane_id_target(stmt)), key):
+            found = LANE_ID
         else:
             return None
         if found is not None:

@@ -1618,20 +1618,12 @@ def _address_taken(node: Node) -> Node | None:
     return None
 
 
-def _is_pointer_type(spelling: str) -> bool:
-    t = spelling.strip()
-    for qualifier in ("const", "volatile", "__restrict__", "__restrict", "restrict"):
-        if t.endswith(qualifier):
-            t = t[:-len(qualifier)].rstrip()
-    return t.endswith("*")
-
-
 def _through_pointer(n: Node) -> bool:
     """A subscript or member access whose base is a pointer (it reads or writes the pointee)."""
     base = n.children[0]
     if n.kind == "MEMBER_REF_EXPR" and "->" in n.spelling:
         return True
-    return _is_pointer_type(base.type)
+    return C.is_pointer_type(base.type)
 
 
 def _pointee_field_key(node: Node) -> str | None:

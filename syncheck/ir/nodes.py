@@ -8,6 +8,7 @@ objects and everything after the front end works on those.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, replace
 
 import clang.cindex as ci
@@ -220,6 +221,17 @@ def in_model_header(cursor: ci.Cursor) -> bool:
     return f is not None and f.name.startswith(cuda_declaration_prefixes())
 
 
+def _member_depth(cursor: ci.Cursor) -> int:
+    """How many member references lie on the leftmost spine of ``cursor``, itself included:
+    2 for the reference to c in `a.b.c` (c, then b), the `.`s before c's name."""
+    count, node = 0, cursor
+    while node is not None:
+        if node.kind == K.MEMBER_REF_EXPR:
+            count += 1
+        node = next(iter(node.get_children()), None)
+    return count
+
+
 def _c_string(token: str) -> str:
     """The text of one C string literal token (prefixes and common escapes handled)."""
     start = token.find('"')
@@ -238,6 +250,24 @@ def asm_written_operands(node: Node) -> list[tuple[Node, bool]]:
         return []
     return [(child, c.startswith("+")) for child, c in zip(node.children, constraints)
             if c.startswith(("=", "+"))]
+
+
+# The value `%laneid` holds where an inline-PTX move gives it to a variable (`asm("mov.u32
+# %0, %%laneid;" : "=r"(lane))`): the analyses read it as the thread's lane.
+LANE_ID = Node(-3, "BINARY_OPERATOR")
+LANE_ID.op = "%"
+_LANE_ID_MOVE = re.compile(r"mov\.[us]32\s+%0\s*,\s*%+laneid")
+
+
+def lane_id_target(node: Node) -> Node | None:
+    """The variable an inline-PTX statement that does nothing but move %laneid into it sets."""
+    if node.kind != "ASM_STMT" or len(node.children) != 1:
+        return None
+    statements = [part.strip() for part in (node.spelling or "").split(";") if part.strip()]
+    outputs = asm_written_operands(node)
+    if len(statements) != 1 or not _LANE_ID_MOVE.fullmatch(statements[0]) or len(outputs) != 1 or outputs[0][1]:
+        return None
+    return strip_wrappers(outputs[0][0])
 
 
 def asm_text(cursor: ci.Cursor) -> tuple[str, str]:
@@ -781,10 +811,14 @@ class Lowerer:
         return self.qualified_name(declaration) + arguments
 
     def _dependent_member_name(self, cursor: ci.Cursor) -> str:
-        """The member a dependent member reference names: the identifier after its last `.` or
-        `->` outside brackets (`BR(tmp).template Sum<ITEMS>` names Sum, not ITEMS)."""
+        """The member a dependent member reference (or a property such as threadIdx.x) names:
+        the identifier after its n-th `.` or `->` outside brackets, n the number of member
+        references down its base (`BR(tmp).template Sum<ITEMS>` names Sum, not ITEMS). Counted
+        from the start, not the end: inside a macro expansion the tokens clang gives run on
+        past the expression (`threadIdx.x & cData.warpmask` would name warpmask)."""
         tokens = list(cursor.get_tokens())
-        depth, after = 0, None
+        wanted = _member_depth(cursor)
+        depth, after, seen = 0, None, 0
         for i, t in enumerate(tokens):
             if t.spelling in ("(", "[", "<"):
                 depth += 1
@@ -793,7 +827,9 @@ class Lowerer:
             elif t.spelling == ">>":
                 depth -= 2
             elif t.spelling in (".", "->") and depth == 0:
-                after = i + 1
+                after, seen = i + 1, seen + 1
+                if seen == wanted:
+                    break
         names = [t.spelling for t in tokens[after or 0:] if t.kind == ci.TokenKind.IDENTIFIER]
         if after is not None and names:
             return names[0]
