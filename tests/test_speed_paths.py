@@ -282,3 +282,6 @@ def test_kernel_queries_get_an_eighth_of_the_budget_after_repeated_unknowns():
     easy = [x + 1 == y, x == 3]
     assert races._decide(z3, easy, kernel)[0] == z3.sat
     assert kernel.solver_unknowns == races._FULL_LIMIT_UNKNOWNS
+    # a search with sizes fixed gets a share of the budget and does not count
+    races._decide(z3, hard, kernel, races._WITNESS_SHARE)
+    assert kernel.solver_unknowns == races._FULL_LIMIT_UNKNOWNS

@@ -1522,7 +1522,7 @@ def _with_fixed_factors(z3, facts: list, indices: list, shared: dict, ka: Kernel
         return z3.unknown, None
     for value in _FIXED_FACTOR_VALUES:
         fixed = [f == value for _, f in sorted(factors.items())]
-        verdict, solver = _decide(z3, facts + fixed, ka)
+        verdict, solver = _decide(z3, facts + fixed, ka, _WITNESS_SHARE)
         if verdict == z3.sat:
             count_decision("solver: sat with sizes fixed")
             return verdict, solver
@@ -1630,25 +1630,31 @@ def _same_statement(ka: KernelAccesses, acc: Access) -> list[Access]:
             if c is not acc and c.guards == acc.guards and c.scope is acc.scope]
 
 
-def _decide(z3, assertions: list, ka: KernelAccesses | None = None):
+def _decide(z3, assertions: list, ka: KernelAccesses | None = None, share: int = 1):
     """Check the assertions with a solver of their own. A solver that has been pushed works
     incrementally and skips the preprocessing that settles products of a thread index and a
     parameter (`tx * d + x` against `ty * d + y`), leaving such pairs undecided. With the
     kernel's accesses: within the kernel's budget (_query_limit), counting what it spends."""
     solver = z3.Solver()
-    solver.set("rlimit", _query_limit(ka))
+    solver.set("rlimit", _query_limit(ka) // share)
     solver.add(*assertions)
     verdict = solver.check()
-    if verdict == z3.unknown and ka is not None:
+    if verdict == z3.unknown and ka is not None and share == 1:
         ka.solver_unknowns += 1
     return verdict, solver
 
 
 # A kernel's queries get the full budget until this many have run out of it; the rest get
 # an eighth (queries that use all of it are most of the time of a kernel with hundreds of
-# hard pairs, and those that take longer than an eighth are seldom decided within all of
-# it). Counted, not timed: the same kernel gets the same answers on any machine.
-_FULL_LIMIT_UNKNOWNS = 16
+# hard pairs: gpu4pyscf's md_j kernel took minutes). Counted, not timed: the same kernel
+# gets the same answers on any machine. (With 16, a race of MGARD's mass-multiply kernel,
+# decided after 46 such queries, was lost.)
+_FULL_LIMIT_UNKNOWNS = 64
+
+
+# A search for a conflict with the run-time sizes fixed (_with_fixed_factors) finds one soon
+# when there is one: it gets an eighth of the budget of its query.
+_WITNESS_SHARE = 8
 
 
 def _query_limit(ka: KernelAccesses | None) -> int:
