@@ -10,6 +10,7 @@ precision first.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from itertools import zip_longest
 
 from syncheck.analyses import c_semantics as C
 from syncheck.analyses import primitives as P
@@ -317,7 +318,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                     continue
                 if a.atomic and b.atomic:
                     continue  # atomics on one location are ordered among themselves
-                if (b.name, b.node.line, b.node.col) in reported:
+                if (b.name, reported_at(b, a).line, reported_at(b, a).col) in reported:
                     continue
                 if not block_concurrent(a, b):
                     continue
@@ -327,7 +328,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                 # one finding per line and array (the first conflict found), and per loop whose
                 # next trip makes one of the accesses
                 iterations = [it for it in block_concurrent.iterations(a, b)
-                              if (b.array, b.node.line, _carrier(it)) not in races]
+                              if (b.array, reported_at(b, a).line, _carrier(it)) not in races]
                 if not iterations:
                     continue
                 verdict = None
@@ -389,13 +390,33 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                 branches = [ka.cfg.blocks[d[0]].branch for d in parted or ()]
                 # (lanes of one warp too: the block barrier the parting skips would order them)
                 parted_at = tuple(c.id for c in branches) if branches and None not in branches else ()
-                races[(b.array, b.node.line, carrier)] = Race(a, b, intra_only, example, shape, source,
+                races[(b.array, reported_at(b, a).line, carrier)] = Race(a, b, intra_only, example, shape, source,
                                                               parted_at=parted_at, carrier=carrier)
     grouped = _one_per_fill(ka, _one_per_store(ka, _one_per_access(list(races.values()))))
     ways = _BarrierWays(block_concurrent)
     told = _lane_races_with_block_race(ways, _one_per_missing_barrier(ways, _one_per_struct(ka, grouped)))
     _place_shared_barriers(ways, told)
     return RaceResult(_one_per_warp_exchange(ka, told), undecided)
+
+
+def reported_at(access: Access, other: Access) -> Node:
+    """Where a race's access is told: where it is written, or, for an access inside a helper
+    the other access is not in, at the call that made it, in the function that makes both. The
+    barrier such a race needs goes between the calls, and a helper called at several places
+    races at each of them (quda's copy-to-shared and add helpers, called in two loops;
+    gpu4pyscf's tile loads, called once per grid dimension). Two calls of one helper racing
+    with each other are told in the helper, where a barrier orders every pair of its calls."""
+    if _one_definition(access.function, other.function):
+        return access.node
+    for mine, theirs in zip_longest(access.calls, other.calls):
+        if mine is not theirs:
+            return mine if mine is not None else access.node
+    return access.node
+
+
+def _one_definition(f: Function | None, g: Function | None) -> bool:
+    """The same function as written (instances of one template count as one)."""
+    return f is g or (f is not None and g is not None and (f.file, f.line, f.col) == (g.file, g.line, g.col))
 
 
 def _carrier(iteration: tuple[str, object]) -> int | None:

@@ -161,6 +161,9 @@ class Access:
     # A plain store of an element of the same array (`s[t] = s[0]`): where the two are one
     # element for the storing thread, the store leaves the memory as it was.
     copied_from: "Access | None" = None
+    # the calls the access is made through, outermost first: those of synchronizing helpers
+    # expanded into the kernel's CFG, then the inlined call it is in (if any)
+    calls: tuple[Node, ...] = ()
 
     @property
     def line(self) -> int:
@@ -730,6 +733,7 @@ class _BlockContext:
     scope: Scope
     guards: list[Guard]            # decisions that control the block (callers' included)
     cond_level: int | None = None  # level of the block's branch condition, if it branches
+    calls: tuple[Node, ...] = ()   # the calls whose expansion the block is in, outermost first
 
 
 # Bounds on expanding synchronizing helpers into the kernel's CFG.
@@ -774,6 +778,8 @@ class KernelAccesses:
         # the kernel's, and each inlined call's
         self._rendezvous: dict[int | None, BarrierIntervals] = {}
         self._instance_cfgs: dict[int, tuple[CFG, set[int]]] = {}
+        # each inlined call's outermost call (in the kernel or a helper it expands)
+        self.instance_calls: dict[int, Node] = {}
         self._rendezvous_callees: dict[str, bool] = {}
         self.uses_y, self.uses_z = _uses_dimensions(program, kernel)
         self.launch_block_dim = service.launch_shapes.block_dim(kernel)
@@ -832,7 +838,7 @@ class KernelAccesses:
         return CFG(blocks, entry, exit_)
 
     def _copy_function(self, scope: Scope, call_guards: list[Guard], blocks: list[Block],
-                       depth: int) -> tuple[int, int]:
+                       depth: int, calls: tuple[Node, ...] = ()) -> tuple[int, int]:
         """Copy one function context's CFG into ``blocks``; returns its (entry, exit)."""
         fn = scope.analysis.function
         cfg, live, _ = self.service.cfg_of(fn)
@@ -847,7 +853,7 @@ class KernelAccesses:
             guards = call_guards + [Guard(c.cond, c.polarity, int(c.level), scope)
                                     for c in scope.analysis.block_controllers.get(b, ())]
             level = scope.analysis.cond_levels.get(b)
-            self.contexts[new.id] = _BlockContext(scope, guards, int(level) if level is not None else None)
+            self.contexts[new.id] = _BlockContext(scope, guards, int(level) if level is not None else None, calls)
         for b in sorted(live):
             succs = cfg.blocks[b].succs
             taken = _constant_branch(cfg.blocks[b], scope.analysis)
@@ -900,7 +906,7 @@ class KernelAccesses:
             tail = current.id
             for call, callee, sub_scope in calls:
                 self.expanded_calls.add(call.id)
-                entry, exit_ = self._copy_function(sub_scope, ctx.guards, blocks, depth + 1)
+                entry, exit_ = self._copy_function(sub_scope, ctx.guards, blocks, depth + 1, ctx.calls + (call,))
                 _link(blocks, tail, entry)
                 tail = exit_
             _link(blocks, tail, rest.id)
@@ -912,7 +918,7 @@ class KernelAccesses:
         rest = Block(len(blocks), items=tail, branch=current.branch,
                      branch_stmt=current.branch_stmt, branch_kind=current.branch_kind)
         blocks.append(rest)
-        self.contexts[rest.id] = _BlockContext(ctx.scope, ctx.guards, ctx.cond_level)
+        self.contexts[rest.id] = _BlockContext(ctx.scope, ctx.guards, ctx.cond_level, ctx.calls)
         ctx.cond_level = None
         for s in list(current.succs):
             _unlink(blocks, current.id, s)
@@ -1638,6 +1644,9 @@ class KernelAccesses:
 
     def _add(self, access: Access, instance, local) -> None:
         access.instance, access.local_point = instance, local
+        context = self.contexts.get(access.point[0])
+        access.calls = (context.calls if context is not None else ()) + (
+            (self.instance_calls[instance],) if instance is not None else ())
         self.accesses.append(access)
 
     def _record(self, node: Node, mode: str, point, guards, scope: Scope, stored: int,
@@ -1762,6 +1771,7 @@ class KernelAccesses:
                 BarrierIntervals(cfg, live, lambda item: self._barrier(item, warp=False), self._runs_once),
                 BarrierIntervals(cfg, live, lambda item: self._barrier(item, warp=True), self._runs_once))
             self._instance_cfgs[instance] = (cfg, live)
+            self.instance_calls[instance] = call
             nested = False
         else:
             nested = True

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from syncheck.analyses.races import SMALLEST_SHAPE, Race, StaleRead, find_races, stale_read_after_exit
+from dataclasses import replace
+
+from syncheck.analyses.races import SMALLEST_SHAPE, Race, StaleRead, find_races, reported_at, stale_read_after_exit
 from syncheck.analyses.shared_memory import KernelAccesses
 from syncheck.checks.base import CheckContext
 
@@ -40,7 +42,8 @@ def kernel_races(ctx: CheckContext):
                     and ctx.program.analyzed_generically(fn):
                 result = find_races(ctx.program, ctx.uniformity, fn, reported, kernel_accesses(ctx, fn))
                 cache.extend((fn, r) for r in result.races)
-                reported.update((r.second.name, r.second.node.line, r.second.node.col)
+                reported.update((r.second.name, reported_at(r.second, r.first).line,
+                                 reported_at(r.second, r.first).col)
                                 for race in result.races for r in [race] + race.other_members)
                 for a, b in result.undecided:
                     ctx.analysis_notes.append((b.node.line, (
@@ -76,6 +79,22 @@ def ordered(race: Race):
         a, b = race.first, race.second
         return (a, b) if b is race.anchor else (b, a)
     return by_line(race)
+
+
+def told_at(ctx: CheckContext, race: Race, first, second) -> tuple:
+    """(where the finding on ``second`` is reported, notes that say where the accesses are when
+    that is a call: the access inside the helper it calls). See races.reported_at."""
+    at = reported_at(second, first)
+    if at is second.node:
+        return at, []
+    helper = second.function.name if second.function is not None else "the helper"
+    return at, [ctx.note(second.node, f"the access itself, in '{helper}': {access_text(ctx, second)}")]
+
+
+def at_calls(first, second) -> tuple:
+    """The two accesses as placed where they are told (calls for accesses inside helpers), for
+    the fix that puts a barrier between them."""
+    return (replace(first, node=reported_at(first, second)), replace(second, node=reported_at(second, first)))
 
 
 def shape_note(ctx: CheckContext, race: Race, kernel):

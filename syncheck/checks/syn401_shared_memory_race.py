@@ -14,8 +14,8 @@ from syncheck.analyses.levels import Level
 from syncheck.checks.fix_points import control_level, function_of, insert_before, statement_path
 from syncheck.diagnostics import UNSAFE, Fix
 from syncheck.checks.divergent_sync import barrier_skipping_decisions
-from syncheck.checks.shared_races import (access_text, by_line, follows_skipped_barrier, kernel_races,
-                                          member_notes, ordered, shape_note, thread_name)
+from syncheck.checks.shared_races import (access_text, at_calls, by_line, follows_skipped_barrier, kernel_races,
+                                          member_notes, ordered, shape_note, thread_name, told_at)
 
 
 class SharedMemoryRace(Check):
@@ -54,12 +54,14 @@ class SharedMemoryRace(Check):
                            f"{access_text(ctx, first)} (line {first.line}) and another "
                            f"{access_text(ctx, second)} (line {second.line}), the same element"
                            f"{example}, with no __syncthreads() between them")
+            at, where = told_at(ctx, race, first, second)
             notes = [] if same else [ctx.note(first.node, f"the other access: {access_text(ctx, first)}")]
+            notes += where
             if not same and second.point != first.point:
-                notes.append(ctx.note(second.node, "put a barrier on every path between the two accesses"))
-            finding = ctx.finding(self, second.node, message, kernel.name, notes + [shape_note(ctx, race, kernel)] + member_notes(ctx, race))
+                notes.append(ctx.note(at, "put a barrier on every path between the two accesses"))
+            finding = ctx.finding(self, at, message, kernel.name, notes + [shape_note(ctx, race, kernel)] + member_notes(ctx, race))
             if not same:
-                finding.fix = barrier_fix(ctx, *(race.barrier_way or by_line(race)),
+                finding.fix = barrier_fix(ctx, *at_calls(*(race.barrier_way or by_line(race))),
                                           at_later_access=race.barrier_round_loop)
             yield finding
 

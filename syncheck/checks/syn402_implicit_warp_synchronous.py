@@ -17,7 +17,7 @@ from syncheck.checks.fix_points import (control_level, exact_text, function_of, 
                                         insert_before, statement_path)
 from syncheck.checks.divergent_sync import barrier_skipping_decisions
 from syncheck.checks.shared_races import (access_text, by_line, follows_skipped_barrier, kernel_races, ordered,
-                                          shape_note)
+                                          shape_note, told_at)
 from syncheck.diagnostics import UNSAFE, Edit, Fix
 
 _SPLIT_OPS = ("COMPOUND_ASSIGNMENT_OPERATOR", "BINARY_OPERATOR")
@@ -51,9 +51,10 @@ class ImplicitWarpSynchronous(Check):
                        f"another {access_text(ctx, second)} (line {second.line}){example}{more}; "
                        f"since Volta lanes do not run in lockstep and 'volatile' does not order "
                        f"them: put __syncwarp() between the steps")
+            at, where = told_at(ctx, race, first, second)
             notes = [] if first is second else [ctx.note(first.node, f"the other access: {access_text(ctx, first)}")]
-            finding = ctx.finding(self, second.node, message, kernel.name,
-                                  notes + [shape_note(ctx, race, kernel)] + _step_notes(ctx, race))
+            finding = ctx.finding(self, at, message, kernel.name,
+                                  notes + where + [shape_note(ctx, race, kernel)] + _step_notes(ctx, race))
             finding.fix = _exchange_fix(ctx, race)
             yield finding
 
