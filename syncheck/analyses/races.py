@@ -400,17 +400,17 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
 
 
 def reported_at(access: Access, other: Access) -> Node:
-    """Where a race's access is told: where it is written, or, for an access inside a helper
-    the other access is not in, at the call that made it, in the function that makes both. The
-    barrier such a race needs goes between the calls, and a helper called at several places
-    races at each of them (quda's copy-to-shared and add helpers, called in two loops;
-    gpu4pyscf's tile loads, called once per grid dimension). Two calls of one helper racing
-    with each other are told in the helper, where a barrier orders every pair of its calls."""
+    """Where a race's access is told: where it is written, or, where the two accesses are
+    made by calls of two different helpers, at the call that made it, in the function that
+    makes both calls: the barrier goes between the calls, and helpers called at several
+    places race at each of them (quda's copy-to-shared and add helpers, called in two loops).
+    An access in a helper racing with one the caller makes itself stays in the helper, as do
+    two calls of one helper racing with each other (a barrier in it orders every pair)."""
     if _one_definition(access.function, other.function):
         return access.node
     for mine, theirs in zip_longest(access.calls, other.calls):
         if mine is not theirs:
-            return mine if mine is not None else access.node
+            return mine if mine is not None and theirs is not None else access.node
     return access.node
 
 
