@@ -318,7 +318,8 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                     continue
                 if a.atomic and b.atomic:
                     continue  # atomics on one location are ordered among themselves
-                if (b.name, reported_at(b, a).line, reported_at(b, a).col) in reported:
+                told = reported_at(b, a)
+                if (b.name, told.line, told.col) in reported:
                     continue
                 if not block_concurrent(a, b):
                     continue
@@ -328,7 +329,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                 # one finding per line and array (the first conflict found), and per loop whose
                 # next trip makes one of the accesses
                 iterations = [it for it in block_concurrent.iterations(a, b)
-                              if (b.array, reported_at(b, a).line, _carrier(it)) not in races]
+                              if (b.array, told.line, _carrier(it)) not in races]
                 if not iterations:
                     continue
                 verdict = None
@@ -390,7 +391,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                 branches = [ka.cfg.blocks[d[0]].branch for d in parted or ()]
                 # (lanes of one warp too: the block barrier the parting skips would order them)
                 parted_at = tuple(c.id for c in branches) if branches and None not in branches else ()
-                races[(b.array, reported_at(b, a).line, carrier)] = Race(a, b, intra_only, example, shape, source,
+                races[(b.array, told.line, carrier)] = Race(a, b, intra_only, example, shape, source,
                                                               parted_at=parted_at, carrier=carrier)
     grouped = _one_per_fill(ka, _one_per_store(ka, _one_per_access(list(races.values()))))
     ways = _BarrierWays(block_concurrent)
@@ -1158,7 +1159,9 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         # solver finds costly: look for a conflict with those sizes fixed to a few values
         # (a conflict found so is one the kernel admits; none found leaves it undecided).
         tied = tied_parameters(ka.block_relations, ka.argument_relations, ka.argument_facts)
-        run_time = {p.key for p in ka.kernel.params} | _global_values(ka.program)
+        # (global and __constant__ variables: run-time values the host sets, as it does the
+        # kernel's parameters)
+        run_time = {p.key for p in ka.kernel.params} | ka.program.global_value_keys()
         free = {k: v for k, v in shared.items() if k in run_time and k not in tied}
         verdict, solver = _with_fixed_factors(z3, facts + [g for g, _ in guards], idx_a + idx_b, free, ka)
     if verdict == z3.unknown:
@@ -1511,20 +1514,6 @@ def _unwrapped_products(z3, terms: list) -> list:
 
 # Sizes a conflict is looked for at when the query with free sizes is undecided.
 _FIXED_FACTOR_VALUES = (8, 32, 3)
-
-
-def _global_values(program: Program) -> set[str]:
-    """Keys of the global and __constant__ variables the program's functions read: run-time
-    values the same for every thread, set by the host like the kernel's parameters."""
-    cached = getattr(program, "_global_value_keys", None)
-    if cached is None:
-        cached = set()
-        for fn in program.functions.values():
-            for n in fn.body.walk() if fn.body is not None else ():
-                if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage in ("global", "constant"):
-                    cached.add(n.decl.key)
-        program._global_value_keys = cached
-    return cached
 
 
 def _with_fixed_factors(z3, facts: list, indices: list, shared: dict, ka: KernelAccesses):

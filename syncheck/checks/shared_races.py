@@ -42,9 +42,9 @@ def kernel_races(ctx: CheckContext):
                     and ctx.program.analyzed_generically(fn):
                 result = find_races(ctx.program, ctx.uniformity, fn, reported, kernel_accesses(ctx, fn))
                 cache.extend((fn, r) for r in result.races)
-                reported.update((r.second.name, reported_at(r.second, r.first).line,
-                                 reported_at(r.second, r.first).col)
-                                for race in result.races for r in [race] + race.other_members)
+                for r in (r for race in result.races for r in [race] + race.other_members):
+                    told = reported_at(r.second, r.first)
+                    reported.add((r.second.name, told.line, told.col))
                 for a, b in result.undecided:
                     ctx.analysis_notes.append((b.node.line, (
                         f"'{fn.name}': whether '{ctx.text(a.node)}' (line {a.line}) and "

@@ -217,6 +217,15 @@ class Program:
     _owners: dict[int, Function] | None = field(default=None, repr=False)
     _other_lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _pure: dict[str, bool] = field(default_factory=dict, repr=False)
+    _global_keys: set[str] | None = field(default=None, repr=False)
+
+    def global_value_keys(self) -> set[str]:
+        """Keys of the global and __constant__ variables the functions read."""
+        if self._global_keys is None:
+            self._global_keys = {n.decl.key for fn in self.functions.values() if fn.body is not None
+                                 for n in fn.body.walk() if n.kind == "DECL_REF_EXPR" and n.decl is not None
+                                 and n.decl.storage in ("global", "constant")}
+        return self._global_keys
 
     def is_pure(self, fn: Function) -> bool:
         """A constexpr function that reads no thread index, block shape or shared memory (nor
