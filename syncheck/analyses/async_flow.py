@@ -28,6 +28,9 @@ _CASTS = {"CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR"
 _ASSIGN = {"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="}
 
 READ, WRITE, EVENT, BARRIER, EXIT = "read", "write", "event", "barrier", "exit"
+# The cache-hinted global loads: each reads what its pointer argument points at.
+_LOAD_INTRINSICS = frozenset({"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"})
+WARP_BARRIER = "warp barrier"  # __syncwarp(), a tile's sync(): orders the lanes of a warp
 
 
 @dataclass
@@ -38,6 +41,9 @@ class Step:
     decl: Decl | None = None
     space: str = ""       # shared | local | global
     via: Node | None = None  # the call in this function that performs a callee's event
+    # a read through the non-coherent (read-only) path, `__ldg(p)`: the data is promised not
+    # to change while the kernel runs, so the compiler may move the load anywhere
+    noncoherent: bool = False
 
 
 def is_pointer_param(decl: Decl | None) -> bool:
@@ -218,6 +224,15 @@ class FunctionSteps:
         if events:
             out.extend(Step(EVENT, node, ev) for ev in events)
             return
+        if node.decl is not None and node.decl.name in _LOAD_INTRINSICS:
+            # `__ldg(p)`: a read of what p points at, made by the call
+            args = call_args(node)
+            for a in args:
+                self._visit(a, out)
+            d = self.base_decl(args[0]) if args else None
+            # (global memory whatever the pointer is rooted at: a field of a parameter struct)
+            out.append(Step(READ, node, decl=d, space="global", noncoherent=node.decl.name == "__ldg"))
+            return
         prim = P.classify(node)
         args = call_args(node)
         callee = None if prim is not None else self.program.resolve_call(node.decl)
@@ -235,6 +250,8 @@ class FunctionSteps:
         if prim is not None:
             if prim.category in (P.BLOCK_BARRIER, P.GRID_SYNC):
                 out.append(Step(BARRIER, node))
+            elif prim.category == P.TILE_SYNC:
+                out.append(Step(WARP_BARRIER, node))
             return
         if inner:
             for ev in inner:

@@ -189,7 +189,7 @@ def asm_events(node: Node, const_of: ConstOf | None = None) -> list[AsyncEvent]:
 def asm_warp_collective(node: Node) -> tuple[str, Node, Node | None] | None:
     """The first warp-synchronous instruction of an inline-PTX statement whose member mask
     is one of the statement's operands (`shfl.sync.up.b32 r|p, %1, %2, %3, %4;`, `vote.sync`,
-    `match.*.sync`, `redux.sync`, `bar.warp.sync`): (its opcode, the mask operand, the value
+    `match.*.sync`, `redux.sync`, `bar.warp.sync`, `elect.sync`): (its opcode, the mask operand, the value
     operand it exchanges or combines, if any). None otherwise (a mask written as a literal
     in the text names no operand)."""
     ops = _Operands(node, None)
@@ -205,6 +205,8 @@ def asm_warp_collective(node: Node) -> tuple[str, Node, Node | None] | None:
             mask, value = args[-1], None
         elif parts[:2] == ["bar", "warp"] and len(args) == 1:
             mask, value = args[0], None
+        elif parts[0] == "elect" and len(args) == 2:   # d|p, membermask: one lane of the mask
+            mask, value = args[1], None
         else:
             continue
         mask_node = ops.node(mask) if _OPERAND.fullmatch(mask.strip()) else None

@@ -60,6 +60,55 @@ def _proven_same(service: UniformityService, root, frames, depth: int, controlle
     return proofs[key]
 
 
+def _loop_kept_by_guard(service: UniformityService, root, frames, depth: int, loop: Controller,
+                        controllers: list, violating: list, proofs: dict) -> bool:
+    """A loop whose threads run different trip counts, with the primitive under a guard inside
+    it that the group decides alike and that implies the loop's own test (`for (i = lane; i <
+    n; i += 32) if (i < align_down(n, 32)) __syncwarp();`): in the iterations where the guard
+    lets the primitive run, every thread of the group is still in the loop. The loop counts up
+    to its bound, so a thread in the loop at that iteration was in it at every earlier one."""
+    if loop.kind != "loop" or loop.stmt is None or not _counts_up_to_bound(loop):
+        return False
+    for d, guard in controllers:
+        if d != depth or guard.kind != "if" or guard.polarity is None or guard.stmt is None \
+                or (d, guard) in violating:
+            continue
+        if not (loop.stmt.start <= guard.stmt.start and guard.stmt.end <= loop.stmt.end):
+            continue
+        key = ("implies", root.key, tuple(f.site.node.id for f in frames[:depth]), guard.cond.id,
+               guard.polarity, loop.cond.id)
+        if key not in proofs:
+            from syncheck.analyses.symbolic import implies_for_every_thread
+            proofs[key] = implies_for_every_thread(service.program, service, root, frames[:depth], depth,
+                                                   guard.cond, guard.polarity, loop.cond)
+        if proofs[key]:
+            return True
+    return False
+
+
+def _counts_up_to_bound(loop: Controller) -> bool:
+    """`for (...; i < n; i += s)` / `i <= n` with a positive constant step s (or `++i`)."""
+    cond = strip_wrappers(loop.cond)
+    if cond.kind != "BINARY_OPERATOR" or cond.op not in ("<", "<=") or len(cond.children) != 2:
+        return False
+    counter = strip_wrappers(cond.children[0])
+    if counter.kind != "DECL_REF_EXPR" or counter.decl is None:
+        return False
+    inc = loop.stmt.child_by_role("inc") if loop.stmt.kind == "FOR_STMT" else None
+    if inc is None:
+        return False
+    inc = strip_wrappers(inc)
+    target = strip_wrappers(inc.children[0]) if inc.children else None
+    if target is None or target.kind != "DECL_REF_EXPR" or target.decl is None or target.decl.key != counter.decl.key:
+        return False
+    if inc.kind == "UNARY_OPERATOR" and inc.op in ("++", "post++"):
+        return True
+    if inc.kind == "COMPOUND_ASSIGNMENT_OPERATOR" and inc.op == "+=" and len(inc.children) == 2:
+        step = integer_constant(inc.children[1])
+        return step is not None and step > 0
+    return False
+
+
 def _compile_time(cond: Node) -> bool:
     """A decision on template arguments and constants alone: fixed in each instantiation, so
     code under it runs only in instantiations where it holds."""
@@ -116,6 +165,8 @@ def partial_reaches(service: UniformityService,
                 controllers = _inside_whole_warp_test(controllers)
             violating = [(d, c) for d, c in controllers if c.level > allowed
                          and not _proven_same(service, root, frames, d, c, allowed, proofs, site)]
+            violating = [(d, c) for d, c in violating
+                         if not _loop_kept_by_guard(service, root, frames, d, c, controllers, violating, proofs)]
             if not violating:
                 continue
             # Reported where the innermost divergent decision is: fixing a caller's

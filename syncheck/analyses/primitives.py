@@ -211,9 +211,9 @@ def _classify_group_call(call: Node, method: str, obj: Node, free: bool) -> Prim
                          returns_lane_linear=kind in ("block", "grid"),
                          returns_lane=kind == "tile" and size is not None and size <= 32)
     if method in ("size", "num_threads", "meta_group_size", "dim_threads", "group_dim",
-                  "dim_blocks", "num_blocks", "is_valid", "group_size"):
+                  "dim_blocks", "num_blocks", "is_valid", "group_size", "num_clusters", "dim_clusters"):
         return Primitive(shown, QUERY, scope, size, group=obj, result=Level.UNIFORM)
-    if method in ("group_index", "block_rank", "block_index"):
+    if method in ("group_index", "block_rank", "block_index", "cluster_rank", "cluster_index"):
         return Primitive(shown, QUERY, scope, size, group=obj, result=Level.BLOCK)
     if method == "thread_index":
         return Primitive(shown, QUERY, scope, size, group=obj, result=Level.THREAD)

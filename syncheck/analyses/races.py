@@ -1044,7 +1044,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     between_parts = []  # bounds of parts carved between two others: asked for on a conflict
     for enc, acc in ((e1, a), (e2, b)):
         if acc.carve_extent is not None and not _guards_name(acc, acc.carve_extent[0]):
-            count, count_scope, unknown, own_start = acc.carve_extent
+            count, count_scope, unknown, own_start, unit = acc.carve_extent
             try:
                 if not acc.indices:  # an atomic's target `part + offset`: its offsets
                     first = _indices(enc, acc)[0]
@@ -1058,7 +1058,11 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
                 start = enc.expr(own_start, count_scope) if own_start is not None else None
             except NotEncodable:
                 continue
-            if enc.exact(end):
+            if enc.exact(end) and (start is None or enc.exact(first, own_thread=True)):
+                # a part of known size, indexed by the threads and constants alone: an index
+                # that runs into the next part is a conflict the code has (checked). One that
+                # depends on run-time values (a row offset) leaves its part only for values
+                # the author keeps out, as for parts of run-time size (below)
                 continue
             if start is None:
                 # (a part's size may be wider than the index: `buf2 = buf + N` with a size_t N)
@@ -1070,6 +1074,9 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
                 # out in the order they are defined, as `b = a + n` has a's part below b)
                 bits = max(first.size(), start.size(), end.size())
                 first, start, end = (C.z3_convert(z3, t, None, bits) for t in (first, start, end))
+                if isinstance(unit, int) and isinstance(acc.element, int) and acc.element and unit != acc.element:
+                    # (`(T *)(bytes + 1920)`: the parts counted in bytes, the index in T's)
+                    first, start, end = first * acc.element, start * unit, end * unit
                 between_parts += [first >= 0, start + first < end, *enc.facts]
     # An array that starts where the access counts from (no offset, one index) is not read
     # below its start either; and an access every thread of the block makes at the same
@@ -1595,7 +1602,22 @@ def _guards_name(acc: Access, expression: Node) -> bool:
     in a part of n * width values: it bounds the column within a row)."""
     names = _names(expression)
     index = _names(acc.indices[0][0]) if acc.indices else set()
-    return any(names <= _names(g.cond) and _names(g.cond) & index for g in acc.guards)
+    return any(names <= _defined_names(g.cond, g.scope) and _names(g.cond) & index for g in acc.guards)
+
+
+def _defined_names(node: Node, scope, depth: int = 3) -> set[str]:
+    """The variables an expression reads, and those its locals defined once are made of
+    (`i < words + 1` with `words = npairs * 6` reads npairs too)."""
+    out = set()
+    for n in node.walk():
+        if n.kind != "DECL_REF_EXPR" or n.decl is None:
+            continue
+        out.add(n.decl.key)
+        definition = scope.single_defs.get(n.decl.key) if scope is not None and depth > 0 else None
+        if definition is not None and not any(c in n.decl.type for c in "*&["):
+            # (a number, not an address: `*count` of `count = &s[n]` reads the counter)
+            out |= _defined_names(definition, scope, depth - 1)
+    return out
 
 
 def _names(node: Node) -> set[str]:

@@ -153,6 +153,10 @@ def _events(node: Node, names: set[str]):
         init = node.children[-1] if node.children and "[" not in node.type else None
         if init is not None:
             yield from _events(init, names)
+        elif _uninitialized_scalar(node):
+            # `T *buf;` set on each path below: its indeterminate value is no definition a
+            # use can mean (reading it is undefined), so the assignments alone reach uses
+            return
         yield "def", node.decl.key, node, init
         return
     if kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.key in names:
@@ -160,6 +164,18 @@ def _events(node: Node, names: set[str]):
         return
     for child in node.children:
         yield from _events(child, names)
+
+
+_SCALAR_WORDS = {"int", "unsigned", "signed", "long", "short", "char", "float", "double", "bool",
+                 "size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
+                 "uint16_t", "uint32_t", "uint64_t", "const", "volatile"}
+
+
+def _uninitialized_scalar(decl: Node) -> bool:
+    """A declaration of a pointer or builtin number with no initializer."""
+    if decl.children or "[" in decl.type or "&" in decl.type:
+        return False
+    return "*" in decl.type or all(w in _SCALAR_WORDS for w in decl.type.split())
 
 
 def _aliased(cfg: CFG, live: set[int]) -> set[str]:

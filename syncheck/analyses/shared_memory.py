@@ -20,8 +20,8 @@ from syncheck.analyses.preconditions import kernel_preconditions, known_paramete
 from syncheck.analyses.reaching_definitions import INCOMING, reaching_definitions
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
 from syncheck.analyses.levels import Level
-from syncheck.ir.calls import (bound_arguments, call_args, callee_name, constructor_call, member_object,
-                               parameter_types, reference_argument_positions, template_bindings)
+from syncheck.ir.calls import (bound_arguments, call_args, callee_name, constructor_call, copied_object,
+                               member_object, parameter_types, reference_argument_positions, template_bindings)
 from syncheck.ir.cfg import CFG, Block
 from syncheck.ir.nodes import (BUILTIN_ELEMENT_BYTES, LANE_ID, POINTER_WRAPPERS, Node, asm_written_operands, element_spelling,
                                lane_id_target, strip_wrappers)
@@ -76,7 +76,9 @@ class Scope:
     # name of the offset's shared unknown when the count cannot be encoded, or None)
     # pointer key -> (count where its part ends, the count's scope, the count's unknown name,
     # where its part starts: None when it is the start of the buffer it indexes)
-    carve_extents: dict[str, tuple[Node, "Scope", str | None, Node | None]] = field(default_factory=dict)
+    # a carved pointer -> (the count where its part ends, its scope, the unknown naming it, the
+    # count where its part starts (None: at the base), bytes per counted element)
+    carve_extents: dict[str, tuple[Node, "Scope", str | None, Node | None, int | str]] = field(default_factory=dict)
     # A barrier-free callee inlined at its call: its loops run freely, so its variables may
     # differ between two threads at one access.
     inlined: bool = False
@@ -154,7 +156,7 @@ class Access:
     element: int | str = 0
     # Through a pointer another carve of the buffer starts from: its first index stays below
     # that carve's start (elements, read in the scope given)
-    carve_extent: tuple[Node, Scope, str | None, Node | None] | None = None
+    carve_extent: tuple[Node, Scope, str | None, Node | None, int | str] | None = None
     # what the pointer was moved by within its carve before it was handed to the helper
     # that indexes it (`store(ev_buffer + offset)`): added to the index for that check
     carve_moves: list[tuple[Node, Scope]] = field(default_factory=list)
@@ -269,6 +271,7 @@ def constructed_fields(program: Program, obj: Node | None, scope: Scope) -> dict
     fields of a local object that statements right after its declaration set once
     (`View v; v.data = &s[0];`, Function.field_assignments)."""
     assigned = {}
+    obj = copied_object(obj)
     local = _strip(obj) if obj is not None else None
     if local is not None and local.kind == "DECL_REF_EXPR" and local.decl is not None \
             and local.decl.storage == "param" and local.decl.key in scope.bindings:
@@ -373,6 +376,13 @@ def _counter_step(update: Node, single_init: dict[str, Node]) -> tuple[str, int 
     (a step the loop does not change); None for anything else."""
     if update.kind == "UNARY_OPERATOR" and update.op in ("++", "--", "post++", "post--"):
         return ("+" if "+" in update.op else "-"), 1
+    written_out = _written_out_step(update)
+    if written_out is not None:
+        op, step_node = written_out
+        step = integer_constant(step_node)
+        if step is None:
+            return (op, step_node) if _invariant(step_node, single_init) else None
+        return op, step
     if update.kind != "COMPOUND_ASSIGNMENT_OPERATOR" or len(update.children) != 2:
         return None
     step = integer_constant(update.children[1])
@@ -384,6 +394,28 @@ def _counter_step(update: Node, single_init: dict[str, Node]) -> tuple[str, int 
     if op in ("*", "/") and step > 0 and step & (step - 1) == 0:
         return ("<<" if op == "*" else ">>"), step.bit_length() - 1
     return None
+
+
+def _written_out_step(update: Node) -> tuple[str, Node] | None:
+    """(op, step) of a step written out, `i = i + s` or `i = s + i` (+) and `i = i - s` (-),
+    as the compound `i += s` / `i -= s` would give it."""
+    if update.kind != "BINARY_OPERATOR" or update.op != "=" or len(update.children) != 2:
+        return None
+    target, value = _strip(update.children[0]), _strip(update.children[1])
+    if target.kind != "DECL_REF_EXPR" or target.decl is None or value.kind != "BINARY_OPERATOR" \
+            or value.op not in ("+", "-") or len(value.children) != 2:
+        return None
+    left, right = (_strip(c) for c in value.children)
+    own = lambda n: n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.key == target.decl.key
+    if own(left) and target.decl.key not in _refs_of(right):
+        return value.op, value.children[1]
+    if value.op == "+" and own(right) and target.decl.key not in _refs_of(left):
+        return "+", value.children[0]
+    return None
+
+
+def _refs_of(node: Node) -> set[str]:
+    return {n.decl.key for n in node.walk() if n.kind == "DECL_REF_EXPR" and n.decl is not None}
 
 
 def _product(values) -> int:
@@ -435,6 +467,14 @@ def _carve_of(node: Node, scope: Scope, through_aliases: bool = False):
                 and "*" in (_strip(node.children[0]).type or ""):
             moved.append((node.children[1], scope))
             node = _strip(node.children[0])
+        if node.kind == "MEMBER_REF_EXPR" and node.decl is not None:
+            # a view's pointer field (`base[i]` in its accessor): what its constructor stored
+            bound = scope.bound(node)
+            if bound is None:
+                return None
+            node, scope = _strip(bound[0]), bound[1]
+            bound_once = True
+            continue
         if node.kind != "DECL_REF_EXPR" or node.decl is None:
             return None
         carve = scope.carve_extents.get(node.decl.key)
@@ -515,6 +555,12 @@ def _inductions(fn: Function, single_init: dict[str, Node]):
         elif n.kind == "BINARY_OPERATOR" and n.op == "=" and len(n.children) == 2:
             target = _strip(n.children[0])
             op, step = "=", None
+            written_out = _written_out_step(n)
+            if written_out is not None:
+                op, step_node = written_out
+                step = _literal_constant(step_node)
+                if step is None and _invariant(step_node, single_init):
+                    step = step_node
         if target is not None and target.kind == "DECL_REF_EXPR" and target.decl is not None:
             updates.setdefault(target.decl.key, []).append((op, step, n))
     out = {}
@@ -994,22 +1040,22 @@ class KernelAccesses:
                     # the count, and the name of the unknown it is where the encoder cannot
                     # read it (the carved pointer's own offset, see races._index_term)
                     shared_unknown = key if key in top_level else None
-                    carved_from.setdefault(start[0].key, []).append((start[1], shared_unknown, key, init))
+                    carved_from.setdefault(start[0].key, []).append((start[1], shared_unknown, key, init, start[2]))
                     if _is_dynamic_shared(start[0]):
                         dynamic_bases.add(start[0].key)
         for key, starts in carved_from.items():
             if not (key in scope.pointer_alias or key in dynamic_bases):
                 continue
             if len(starts) == 1:
-                scope.carve_extents[key] = (starts[0][0], scope, starts[0][1], None)
+                scope.carve_extents[key] = (starts[0][0], scope, starts[0][1], None, starts[0][4])
                 continue
             # Several parts carved from one buffer at their own counts (`sdx = &smem[0]`,
             # `sdy = &smem[n]`, `sdz = &smem[2 * n]`): laid out in the order they are
             # defined, each part ends where the next one starts.
             starts.sort(key=lambda s: s[3].start)
-            for (count, _, part, _), (next_count, unknown, _, _) in zip(starts, starts[1:]):
+            for (count, _, part, _, unit), (next_count, unknown, _, _, _) in zip(starts, starts[1:]):
                 if part not in scope.carve_extents:
-                    scope.carve_extents[part] = (next_count, scope, unknown, count)
+                    scope.carve_extents[part] = (next_count, scope, unknown, count, unit)
         if fn.key not in self._scoping:
             self._scoping.add(fn.key)
             try:
@@ -1153,10 +1199,11 @@ class KernelAccesses:
         field = self._field_binding(base, scope)
         if field is not None:
             return self._pointer_target(*field)
-        if base.kind == "DECL_REF_EXPR" and base.decl is not None and base.decl.storage == "param" \
+        if base.kind == "DECL_REF_EXPR" and base.decl is not None and base.decl.storage in ("param", "local") \
                 and base.decl.key in scope.multi_defs and "*" in base.type and "&" not in base.decl.type:
-            # a pointer parameter the function moves (`out += n`): what it holds at this use
-            # (a local assigned more than once stays unknown, as it was)
+            # a pointer the function moves (`out += n`) or sets after its declaration
+            # (`T *buf; if constexpr (in_shared) buf = smem; else buf = scratch;`): what it
+            # holds at this use, where one definition alone reaches it
             definition = scope.reaching_definition.get(base.id, _SEVERAL)
             if definition is not None:
                 return self._moved_pointer_target(definition, scope)
@@ -1371,6 +1418,12 @@ class KernelAccesses:
                 if target is not None:
                     return target[0], _display_name(target[0], node)
             return found
+        if d.storage == "local" and d.key in scope.multi_defs and "*" in d.type:
+            # a pointer set after its declaration: where the one definition reaching this use
+            # points
+            target = self._pointer_target(node, scope)
+            if target is not None:
+                return target[0], _display_name(target[0], node)
         return None
 
     def _member_location(self, base: str, member: Node) -> str:
@@ -1697,8 +1750,8 @@ class KernelAccesses:
     def _views_shared(self, arg: Node, scope: Scope) -> bool:
         """Is the argument a local object whose constructor pointed a field into shared
         memory (a view handed to a helper: `pack(view, out)`)?"""
-        obj = _strip(arg)
-        if obj.kind != "DECL_REF_EXPR" or obj.decl is None or obj.decl.storage != "local":
+        obj = _strip(copied_object(arg))
+        if obj.kind != "DECL_REF_EXPR" or obj.decl is None or obj.decl.storage not in ("local", "param"):
             return False
         return any(self._shared_base(_strip(value), value_scope) is not None
                    or self._pointer_target(_strip(value), value_scope) is not None
@@ -1707,7 +1760,8 @@ class KernelAccesses:
 
     def _returned_reference(self, call: Node, scope: Scope) -> tuple[Node, Scope] | None:
         """The lvalue a call returns a reference to, and the callee's scope it reads in, for
-        a callee whose body is one `return <lvalue>;` (an accessor, a view's operator[])."""
+        a callee whose body is one `return <lvalue>;` (an accessor, a view's operator[]),
+        after statements that only compute locals (a swizzled layout's index arithmetic)."""
         decl = call.decl
         if decl is None or "&" not in decl.type.split("(", 1)[0]:
             return None
@@ -1715,9 +1769,10 @@ class KernelAccesses:
         if callee is None or callee.body is None or callee.is_lambda:
             return None
         statements = [c for c in callee.body.children if c.kind != "NULL_STMT"]
-        if len(statements) != 1 or statements[0].kind != "RETURN_STMT" or not statements[0].children:
+        if not statements or statements[-1].kind != "RETURN_STMT" or not statements[-1].children \
+                or not all(_computes_locals(c) for c in statements[:-1]):
             return None
-        returned = _strip(statements[0].children[0])
+        returned = _strip(statements[-1].children[0])
         if returned.kind not in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR", "DECL_REF_EXPR") and not (
                 returned.kind == "UNARY_OPERATOR" and returned.op == "*"):
             return None
@@ -1783,6 +1838,23 @@ class KernelAccesses:
                               local if nested else (b, i))
 
 
+def _computes_locals(stmt: Node) -> bool:
+    """A declaration of locals or an assignment to one, with no call, memory access or
+    control flow: what an accessor computes before returning its element."""
+    if stmt.kind not in ("DECL_STMT", "BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR", "UNARY_OPERATOR"):
+        return False
+    for n in stmt.walk():
+        if n.kind in ("CALL_EXPR", "ARRAY_SUBSCRIPT_EXPR", "LAMBDA_EXPR") or \
+                (n.kind == "UNARY_OPERATOR" and n.op in ("*", "&")) or \
+                (n.kind == "MEMBER_REF_EXPR" and "*" in n.type):
+            return False
+    if stmt.kind != "DECL_STMT":
+        target = _strip(stmt.children[0]) if stmt.children else None
+        if target is None or target.kind != "DECL_REF_EXPR" or target.decl is None or target.decl.storage != "local":
+            return False
+    return True
+
+
 def _whole_warp_collective(call: Node) -> bool:
     """A collective every lane of the warp must reach: a warp intrinsic with the full mask,
     or a 32-thread tile's collective."""
@@ -1814,8 +1886,8 @@ def _is_dynamic_shared(decl) -> bool:
 
 
 def _carve_start(init: Node):
-    """(pointer's declaration, elements) for a pointer defined as another plus a count
-    (`p + n`, `&p[n]`): where the earlier pointer's part of the buffer ends."""
+    """(pointer's declaration, elements, bytes per element) for a pointer defined as another
+    plus a count (`p + n`, `&p[n]`): where the earlier pointer's part of the buffer ends."""
     n = _strip(init)
     if n.kind == "UNARY_OPERATOR" and n.op == "&" and n.children:
         n = _strip(n.children[0])
@@ -1826,7 +1898,7 @@ def _carve_start(init: Node):
     base = _strip(n.children[0])
     if base.kind != "DECL_REF_EXPR" or base.decl is None or element_unit(n.children[0]) != element_unit(base):
         return None  # counted in the earlier pointer's elements only (not `(float *)p + n`)
-    return base.decl, n.children[1]
+    return base.decl, n.children[1], element_unit(base)
 
 
 def _captured_references(lambda_fn: Function, resolve, seen: frozenset = frozenset()) -> dict[str, Node]:

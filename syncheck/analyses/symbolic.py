@@ -795,7 +795,7 @@ class Encoder:
             # step, is a constant shifted by the iteration count; a lane mask `(1 << lane) - 1`
             # is fixed by the thread). A proof may take any values: more only weakens it.
             if not self.exact(b, own_thread=True) and not (self.thread_shifts and op in ("<<", ">>")) \
-                    and self.proof_group is None:
+                    and self.proof_group is None and not (op == "^" and self._mixes_itself(a, b)):
                 raise NotEncodable()
         # the operand type's signedness picks division, remainder and `>>` (`0xffffffff >> n`
         # shifts zeros in: a mask, not -1)
@@ -805,6 +805,16 @@ class Encoder:
         """Does the term depend on this thread's indices?"""
         own = f"t{self.t}."
         return any(str(v).startswith(own) for v in term_variables(self.z3, term))
+
+    def _mixes_itself(self, a, b) -> bool:
+        """A swizzle, `col ^ row` with both parts cut from one index (`row = i >> 3`, `col = i
+        & 7`): the right operand reads no value the left one does not, so the solver can pick
+        nothing for it that the index itself does not allow."""
+        z3 = self.z3
+        names = lambda t: {v.decl().name() for v in term_variables(z3, z3.simplify(t))}
+        accepted = _EXACT_SYMBOLS + (f"t{self.t}.",)
+        free_b = {n for n in names(b) if not n.startswith(accepted)}
+        return bool(free_b) and free_b <= names(a)
 
     def exact(self, term, own_thread: bool = False) -> bool:
         """Is the term a function of constants, the block shape and loop iteration counts
@@ -1575,6 +1585,38 @@ def same_for_every_thread(program: Program, service: UniformityService, root: Fu
     included). ``value``: the decision is a switch on ``cond``, whose value must be the same."""
     return same_in_scopes(program, service, root, context_scopes(service, root, frames), depth, cond,
                           group, assumed, value)
+
+
+def implies_for_every_thread(program: Program, service: UniformityService, root: Function, frames,
+                             depth: int, premise: Node, premise_holds: bool, conclusion: Node) -> bool:
+    """Proof that for every thread, where ``premise`` comes out ``premise_holds``, the
+    ``conclusion`` holds too, evaluated at one point (the same iteration of the loops
+    around both): `i < align_down(n, 32)` implies `i < n`. False when unproven."""
+    z3 = z3_module()
+    shape = service.shape_of(root).block_dim
+    dims = tuple(constant_term(z3, d) for d in shape) if shape else tuple(bitvector(z3, f"blockDim.{a}") for a in "xyz")
+    scopes = context_scopes(service, root, frames)
+    enc = Encoder(1, SharedSymbols(), set(), dims, program)
+    enc.service = service
+    try:
+        given = enc.cond(premise, scopes[depth])
+        then = enc.cond(conclusion, scopes[depth])
+    except NotEncodable:
+        return False
+    solver = z3.Solver()
+    solver.set("rlimit", PROOF_LIMIT)
+    tx, ty, tz = enc.tid
+    bx, by, bz = dims
+    solver.add(tx >= 0, tx < bx, ty >= 0, ty < by, tz >= 0, tz < bz)
+    if not shape:
+        solver.add(bx >= 1, bx <= 1024, by >= 1, by <= 1024, bz >= 1, bz <= 64, z3.ULE(bx * by * bz, 1024))
+    for k in enc.iteration_counters:
+        solver.add(k >= 0, k < SYMBOL_RANGE)
+    solver.add(*enc.facts)
+    solver.add(given if premise_holds else z3.Not(given), z3.Not(then))
+    verdict = solver.check()
+    count_decision(f"implication solver: {verdict}")
+    return verdict == z3.unsat
 
 
 def same_in_scopes(program: Program, service: UniformityService, root: Function, scopes: list,

@@ -75,6 +75,9 @@ class FunctionAnalysis:
     param_values: tuple[Value, ...]
     ret: Value = UNIFORM
     out_level: Level = Level.UNIFORM
+    # What the function stores through each pointer or reference parameter (its key; "*":
+    # through a pointer not traced back to one), as the level out_level counts it in
+    out_through: dict = field(default_factory=dict)
     # What the function stores in its own object's fields (`this::<field key>` -> the join
     # of the values stored, made at least as varying as the control they are stored under):
     # a constructor's body builds its object with them.
@@ -149,6 +152,24 @@ class UniformityService:
         # analyses whose inner calls used it.
         self._recursion_guess: dict[tuple, tuple[Value, Level]] = {}
         self._recursive_hits: set[tuple] = set()
+        self._atomic_locations: dict[str, int] | None = None
+
+    def atomic_locations(self) -> dict[str, int]:
+        """Global memory the program's threads update with atomics, named so that a load
+        elsewhere can be matched to it: a struct field (`atomicAdd(args.count, 1)`) or a
+        __device__ variable -> the line of one such update."""
+        if self._atomic_locations is None:
+            found: dict[str, int] = {}
+            for fn in self.program.functions.values():
+                for n in fn.body.walk() if fn.body is not None else ():
+                    if n.kind != "CALL_EXPR" or n.decl is None or n.decl.name not in P.ATOMIC_FUNCTIONS:
+                        continue
+                    args = call_args(n)
+                    key = _global_location(args[0]) if args else None
+                    if key is not None:
+                        found.setdefault(key, n.line)
+            self._atomic_locations = found
+        return self._atomic_locations
 
     # -- per function --
     def block_dim_parameters(self, fn: Function) -> dict[str, str]:
@@ -232,7 +253,7 @@ class UniformityService:
             self._recursive_hits.add(key)
             ret, out_level = self._recursion_guess.get(key, (UNIFORM, Level.UNIFORM))
             return FunctionAnalysis(fn, self.cfg_of(fn)[0], param_values, ret=ret, out_level=out_level,
-                                    object_in_shared=object_in_shared)
+                                    out_through={"*": out_level}, object_in_shared=object_in_shared)
         self._in_progress.add(key)
         try:
             result = self._analyze_to_fixpoint(fn, key, param_values, shape, outer_env, template_values,
@@ -479,6 +500,7 @@ class _FunctionAnalyzer:
         self.ret = UNIFORM
         self.returned = False
         self.out_level = Level.UNIFORM
+        self.out_through: dict[str, Level] = {}
         self.field_values: dict[str, Value] = {}
         # Only the final pass records sites and values for the checks.
         self.recording = False
@@ -501,6 +523,7 @@ class _FunctionAnalyzer:
             self._transfer(b, self._entry_env(b, outs), controllers.get(b, ()))
         self.result.ret = self.ret
         self.result.out_level = self.out_level
+        self.result.out_through = self.out_through
         self.result.field_values = self.field_values
         self.result.cond_levels = {b: v.level for b, v in self.cond_values.items()}
         self.result.shape = self.shape
@@ -948,8 +971,10 @@ class _FunctionAnalyzer:
                 addr, var, mem = self._address(named)
                 return addr.join(idx), var, mem
             if base.kind == "MEMBER_REF_EXPR" and "*" in base.type and "[" not in base.type:
-                # `page.out[i]`: the element a pointer field points at, not the struct
-                return self.eval(base).join(idx), None, "pointer"
+                # `page.out[i]`: the element a pointer field points at, not the struct (a
+                # shared cell where the field points into the block's shared memory)
+                pointer = self.eval(base)
+                return pointer.join(idx), None, "shared" if pointer.block_shared else "pointee"
             base_addr, var, mem = self._address(node.children[0])
             return base_addr.join(idx), var, mem
         own = _own_field_key(node) if kind == "MEMBER_REF_EXPR" else None
@@ -968,7 +993,12 @@ class _FunctionAnalyzer:
             named = _address_taken(node.children[0])
             if named is not None:
                 return self._address(named)  # `*(unsigned*)&h`: h itself (an asm output's view)
-            return self.eval(node.children[0]), None, "pointer"
+            pointer = self.eval(node.children[0])
+            # (a pointer into the block's shared memory, `*smem.count` of a carved layout:
+            # a shared cell)
+            if pointer.block_shared:
+                return pointer, None, "shared"
+            return pointer, None, "pointee" if strip_wrappers(node.children[0]).kind == "MEMBER_REF_EXPR" else "pointer"
         return self.eval(node), None, "unknown"
 
     def _element(self, node: Node) -> str | None:
@@ -1009,6 +1039,13 @@ class _FunctionAnalyzer:
             if content is None:
                 content = self.env.get(var, UNIFORM)
             return content.join(Value(addr.level, origin=addr.origin))
+        if mem in ("pointer", "pointee", "global"):
+            updated = self.service.atomic_locations().get(_global_location(node) or "")
+            if updated is not None:
+                # other threads update it atomically meanwhile: two threads reading it at the
+                # same address can see different values
+                return Value(Level.THREAD, origin=Origin(((f"'{self.program.text(node)}', which threads "
+                                                           f"update atomically", updated),)))
         if mem == "shared":
             # One block shares the cells: a block-uniform address gives every thread the same
             # value, an address that depends only on the lane gives lane L of every warp the
@@ -1041,6 +1078,7 @@ class _FunctionAnalyzer:
                 value = self.env.get(t.decl.key, UNIFORM).join(value)
                 value = replace(value, const=None, lane_linear=False, aligned=False, per_thread=None)
             self._define(t.decl.key, t.decl.name, t.line, value, strong=True)
+            self._store_through_reference(t.decl, value)
             return
         own = _own_field_key(t) if t.kind == "MEMBER_REF_EXPR" and not self.object_in_shared else None
         if own is not None:
@@ -1058,6 +1096,10 @@ class _FunctionAnalyzer:
             return
         addr, var, mem = self._address(t)
         if var is not None:
+            base = _written_parameter(t)
+            if base is not None:
+                # `r.count = v` through a reference parameter r
+                self._store_through_reference(_root_decl(t), value.join(Value(addr.level)))
             name = t.spelling or "array"
             element = self._element(t)
             field_key = _value_field_key(t)
@@ -1074,8 +1116,12 @@ class _FunctionAnalyzer:
                     value = replace(value, origin=value.origin.through(f"'{name}'", t.line))
                 self.env[field_key] = value
         elif mem == "param" or mem == "pointer":
+            # (not "pointee": `s.col[i] = v` through a pointer field stores where the field
+            # points, leaving the struct a caller handed over by reference as it was)
             level, _ = self.ctrl_level()
             self.out_level = max(self.out_level, value.level, level)
+            root = _written_parameter(t) or "*"
+            self.out_through[root] = max(self.out_through.get(root, Level.UNIFORM), value.level, level)
 
     def _e_BINARY_OPERATOR(self, node):
         op = node.op
@@ -1325,7 +1371,7 @@ class _FunctionAnalyzer:
             # id it returns is then the same per-thread vector the caller's threadIdx makes)
             sub = self.service.analyze(callee, params, shape=self.shape, outer_env=outer,
                                        template_values=template_values, object_in_shared=on_shared)
-            self._taint_out_args(args, Value(sub.out_level), callee)
+            self._taint_callee_out_args(args, sub, callee, node.line)
             owner = _value_owner(obj_node) if obj_node is not None and not callee.is_lambda else None
             if owner is not None:
                 for own_key, stored in sub.field_values.items():
@@ -1506,8 +1552,29 @@ class _FunctionAnalyzer:
             return None
         return Level(max(arg_values[1].level, group_level(size)))
 
-    def _taint_out_args(self, args: list[Node], value: Value, callee: Function | None) -> None:
+    def _store_through_reference(self, decl, value: Value) -> None:
+        """A store into what a non-const reference parameter is bound to: the caller's
+        variable gets it (see _taint_callee_out_args)."""
+        if decl is None or decl.storage != "param" or "&" not in decl.type or "const" in decl.type:
+            return
+        level, _ = self.ctrl_level()
+        self.out_through[decl.key] = max(self.out_through.get(decl.key, Level.UNIFORM), value.level, level)
+
+    def _taint_callee_out_args(self, args: list[Node], sub: FunctionAnalysis, callee: Function, line: int) -> None:
+        """Arguments an analyzed callee may store into get what it stores through their
+        parameters (or through pointers not traced back to a parameter)."""
+        anywhere = sub.out_through.get("*", Level.UNIFORM)
         for i, a in enumerate(args):
+            through = sub.out_through.get(callee.params[i].key, Level.UNIFORM) if i < len(callee.params) \
+                else Level.UNIFORM
+            level = max(anywhere, through)
+            origin = Origin(((f"what '{callee.name}' stores through its argument", line),)) \
+                if level > Level.UNIFORM else None
+            self._taint_out_args([a], Value(level, origin=origin), callee, first=i)
+
+    def _taint_out_args(self, args: list[Node], value: Value, callee: Function | None, first: int = 0) -> None:
+        """``first``: the parameter position of ``args[0]``."""
+        for i, a in enumerate(args, start=first):
             target = None
             if a.kind == "UNARY_OPERATOR" and a.op == "&" and a.children:
                 target = a.children[0]
@@ -1645,6 +1712,53 @@ def _pointee_field_key(node: Node) -> str | None:
 
 # Separates a struct variable's key from its field's in the key of that field's value.
 _FIELD_OF = "|field|"
+
+
+def _global_location(node: Node) -> str | None:
+    """A name for the global memory an lvalue or pointer expression reaches, stable across
+    functions: the pointer field it goes through (`*args.count`, `args.count[0]`, `&p->n`)
+    or the __device__ variable it names."""
+    n = strip_wrappers(node)
+    while True:
+        if n.kind == "UNARY_OPERATOR" and n.op in ("&", "*") and n.children:
+            n = strip_wrappers(n.children[0])
+        elif n.kind == "ARRAY_SUBSCRIPT_EXPR" and n.children:
+            n = strip_wrappers(n.children[0])
+        else:
+            break
+    if n.kind == "MEMBER_REF_EXPR" and n.decl is not None and n.decl.storage == "field":
+        return "field:" + n.decl.key
+    if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "global":
+        return "global:" + n.decl.key
+    return None
+
+
+def _root_decl(target: Node):
+    """The declaration an lvalue's address is rooted at (see _written_parameter)."""
+    key = _written_parameter(target)
+    for n in target.walk():
+        if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.key == key:
+            return n.decl
+    return None
+
+
+def _written_parameter(target: Node) -> str | None:
+    """The parameter a store through a pointer or reference goes through (`out[i]`, `*p`,
+    `r.field`, `(p + k)[i]`), when its address is rooted at one."""
+    node = target
+    while True:
+        node = strip_wrappers(node)
+        if node.kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR") and node.children:
+            node = node.children[0]
+        elif node.kind == "UNARY_OPERATOR" and node.op == "*" and node.children:
+            node = node.children[0]
+        elif node.kind == "BINARY_OPERATOR" and node.op in ("+", "-") and len(node.children) == 2:
+            node = node.children[0] if "*" in node.children[0].type else node.children[1]
+        else:
+            break
+    if node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.storage == "param":
+        return node.decl.key
+    return None
 
 
 def _value_owner(node: Node) -> str | None:

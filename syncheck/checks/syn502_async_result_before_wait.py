@@ -4,7 +4,8 @@ wait that covers it; a buffer overwritten while a bulk store may still read it."
 from __future__ import annotations
 
 from syncheck.analyses import async_ops as A
-from syncheck.analyses.async_flow import BARRIER, EVENT, READ, WRITE, FunctionSteps, analyzable_functions, solve
+from syncheck.analyses.async_flow import BARRIER, EVENT, READ, WARP_BARRIER, WRITE, FunctionSteps, analyzable_functions, \
+    solve
 from syncheck.checks.base import Check, CheckContext
 
 _CAP = 8  # ages beyond this many committed groups are all alike
@@ -41,9 +42,11 @@ class AsyncResultBeforeWait(Check):
 
         def transfer(state, step, emit):
             pending, ready, some = state
-            if step.kind == BARRIER:
+            if step.kind in (BARRIER, WARP_BARRIER):
                 # What one thread waited for is complete for every thread after a barrier
-                # (one thread issues and waits, __syncthreads publishes).
+                # (one thread issues and waits, __syncthreads publishes); for the lanes of
+                # its warp after __syncwarp() (an elected lane issues the warp's bulk copies
+                # and waits for them: the group belongs to the thread that committed it).
                 done = {p for p in pending if (p[0], p[1], p[3]) in some}
                 return pending - done, ready | {(p[3], p[1]) for p in done}, frozenset()
             if step.kind == EVENT:

@@ -48,7 +48,9 @@ class MbarrierProtocol(Check):
             if step.kind != EVENT:
                 return state
             ev = step.event
-            if ev.kind in (A.CLUSTER_SYNC, A.CLUSTER_WAIT):
+            if ev.kind in (A.CLUSTER_SYNC, A.CLUSTER_WAIT, A.NAMED_SYNC):
+                # (a named barrier, `bar.sync id, count`, publishes to the threads it counts:
+                # the warps a producer/consumer group shares its mbarriers with)
                 return frozenset(), unfenced
             if ev.kind in (A.MBAR_INIT_FENCE, A.PROXY_FENCE):
                 return unpublished, frozenset()

@@ -1,6 +1,6 @@
 """SYN506 pdl-read-before-wait: in a kernel written for programmatic dependent launch (it
 calls griddepcontrol.wait / cudaGridDependencySynchronize), global memory read on a path
-that has not yet passed the wait."""
+that has not yet passed the wait, or read with __ldg (the read-only path) at all."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ class PdlReadBeforeWait(Check):
     def _kernel(self, ctx, fn, steps, wait):
         findings = []
         seen: set[int] = set()
+        noncoherent = []  # __ldg reads after the wait: one finding for the kernel
 
         def transfer(waited, step, emit):
             if step.kind == EVENT:
@@ -41,13 +42,19 @@ class PdlReadBeforeWait(Check):
                     emit(step, "the asynchronous copy reads global memory")
                 return waited
             if step.kind == READ and step.space == "global" and not waited and emit is not None:
-                emit(step, f"'{step.decl.name}' is read from global memory")
+                emit(step, f"'{step.decl.name}' is read from global memory" if step.decl is not None
+                     else "global memory is read")
+            elif step.kind == READ and step.space == "global" and step.noncoherent and emit is not None:
+                emit(step, None)
             return waited
 
         def report(step, what):
             if step.node.id in seen:
                 return
             seen.add(step.node.id)
+            if what is None:
+                noncoherent.append(step)
+                return
             findings.append(ctx.finding(self, step.node, (
                 f"{what} before griddepcontrol.wait / cudaGridDependencySynchronize() (line "
                 f"{wait.node.line}) on some path: launched with programmatic stream serialization, "
@@ -56,4 +63,14 @@ class PdlReadBeforeWait(Check):
                 fn.name, [ctx.note(wait.node, "the dependency wait is here")]))
 
         solve(steps, False, transfer, lambda a, b: a and b, report)
+        if noncoherent:
+            first, *others = sorted(noncoherent, key=lambda st: (st.node.line, st.node.col))
+            findings.append(ctx.finding(self, first.node, (
+                f"__ldg reads global memory through the read-only path, which promises the data "
+                f"does not change while this kernel runs: that promise also covers the time before "
+                f"griddepcontrol.wait / cudaGridDependencySynchronize() (line {wait.node.line}), "
+                f"while the previous kernel may still write it, and the compiler may move the load "
+                f"above the wait; read what the previous kernel writes with plain loads"),
+                fn.name, [ctx.note(wait.node, "the dependency wait is here")] +
+                [ctx.note(st.node, "another __ldg after the wait") for st in others]))
         return findings

@@ -51,6 +51,41 @@ def constructor_call(obj: Node | None, local_definition=None) -> Node | None:
     return obj
 
 
+def copied_object(node: Node | None) -> Node | None:
+    """The object a copy or move construction copies (`helper(view)` passing a view by value
+    builds its parameter with the implicit copy constructor: `view` itself), else the node."""
+    obj = node
+    while obj is not None and obj.kind in _OBJECT_WRAPPERS and obj.children:
+        obj = obj.children[-1]
+    if obj is not None and obj.kind == "CALL_EXPR" and obj.decl is not None and obj.decl.kind == "CONSTRUCTOR" \
+            and len(obj.children) == 1:
+        source = obj.children[0]
+        while source.kind in _OBJECT_WRAPPERS and source.children:
+            source = source.children[-1]
+        parameters = obj.decl.type.split("(", 1)[1].rsplit(")", 1)[0] if "(" in obj.decl.type else ""
+        # (a copy or move constructor takes its one argument by reference; a converting one,
+        # `View(float* p)`, takes a value)
+        if source.kind in ("DECL_REF_EXPR", "MEMBER_REF_EXPR") and source.decl is not None \
+                and parameters.endswith("&") and _top_level_commas(parameters) == 0 \
+                and _bare_type(parameters) == _bare_type(obj.type):
+            return source
+    return node
+
+
+def _bare_type(spelling: str) -> str:
+    """A type's spelling without const, references and the keywords around a record name."""
+    words = spelling.replace("&", " ").split()
+    return " ".join(w for w in words if w not in ("const", "volatile", "struct", "class"))
+
+
+def _top_level_commas(text: str) -> int:
+    depth = count = 0
+    for ch in text:
+        depth += {"<": 1, "(": 1, ">": -1, ")": -1}.get(ch, 0)
+        count += ch == "," and depth == 0
+    return count
+
+
 def template_bindings(call: Node, callee, scope) -> dict:
     """A call of a function template that names its arguments (`tile<type, J>(s)` in generic
     code): the callee's template parameters bound to them, when every parameter has its

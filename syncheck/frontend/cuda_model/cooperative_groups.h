@@ -6,6 +6,9 @@
 
 namespace cooperative_groups {
 
+/* What barrier_arrive() hands to barrier_wait() (split barriers of blocks, grids, clusters). */
+struct arrival_token {};
+
 class thread_group {
  public:
   __device__ void sync() const;
@@ -24,6 +27,8 @@ class thread_block : public thread_group {
   __device__ dim3 thread_index() const;
   __device__ dim3 group_dim() const;
   __device__ dim3 dim_threads() const;
+  __device__ arrival_token barrier_arrive() const;
+  __device__ void barrier_wait(arrival_token &&token) const;
 };
 
 class grid_group {
@@ -41,6 +46,12 @@ class grid_group {
   __device__ dim3 group_dim() const;
   __device__ dim3 dim_blocks() const;
   __device__ dim3 block_index() const;
+  __device__ unsigned long long cluster_rank() const;
+  __device__ unsigned long long num_clusters() const;
+  __device__ dim3 dim_clusters() const;
+  __device__ dim3 cluster_index() const;
+  __device__ arrival_token barrier_arrive() const;
+  __device__ void barrier_wait(arrival_token &&token) const;
 };
 
 /* The collective members shared by tiles and coalesced groups. */
@@ -113,12 +124,19 @@ template <unsigned int N, class Group> __device__ void wait_prior(const Group &g
 class cluster_group {
 public:
     __device__ void sync() const;
-    __device__ void barrier_arrive() const;
+    __device__ arrival_token barrier_arrive() const;
     __device__ void barrier_wait() const;
+    __device__ void barrier_wait(arrival_token &&token) const;
     __device__ unsigned int block_rank() const;
+    __device__ dim3 block_index() const;
     __device__ unsigned int num_blocks() const;
+    __device__ dim3 dim_blocks() const;
     __device__ unsigned int thread_rank() const;
+    __device__ dim3 thread_index() const;
     __device__ unsigned int num_threads() const;
+    __device__ unsigned int size() const;
+    __device__ dim3 dim_threads() const;
+    __device__ bool is_valid() const;
     __device__ unsigned int query_shared_rank(const void *addr) const;
     template <class T> __device__ T *map_shared_rank(T *addr, int rank) const;
 };
