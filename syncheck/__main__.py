@@ -1,3 +1,3 @@
-from syncheck.cli import main
+from syncheck.command import entry
 
-raise SystemExit(main())
+raise SystemExit(entry())

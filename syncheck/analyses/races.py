@@ -1339,7 +1339,13 @@ def _decision_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access, exited: 
                         # block); other decisions the encoder cannot read are not judged.
                         c = _with_group_unknowns(enc, lambda: enc.cond(g.cond, g.scope))
                         if c is None:
-                            return None
+                            # (a test of loaded data, `if (k == key[blk])` in a search: for one
+                            # of the two accesses, some thread's data passes it, as for the
+                            # thread decisions above)
+                            unread.add(enc.t)
+                            if len(unread) > 1:
+                                return None
+                            c = z3.Bool(f"data decision {g.cond.id}#{enc.t}")
                 elif _proven_block_uniform(ka, g):
                     continue  # the taint says it differs between warps; a proof says it does not
                 else:

@@ -99,7 +99,9 @@ class Scope:
         return None
 
     def __hash__(self) -> int:
-        return id(self)
+        # equality is identity; the hash is of what the scope is for, not of its address, so
+        # that sets holding scopes keep one order from run to run
+        return hash(self.analysis.function.key)
 
     def __eq__(self, other) -> bool:
         return self is other
@@ -125,6 +127,11 @@ class Offset:
     # tile: row * node + column, row < rows, column < columns (which lane takes which element
     # is the implementation's).
     tile: tuple[int, int] | None = None
+
+    def __hash__(self) -> int:
+        # (equality stays identity; a hash of the content keeps sets of offsets in one order
+        # from run to run, as an address would not)
+        return hash((self.node.id, self.scale, str(self.unit)))
 
 
 @dataclass
@@ -1418,10 +1425,11 @@ class KernelAccesses:
                 if target is not None:
                     return target[0], _display_name(target[0], node)
             return found
-        if d.storage == "local" and d.key in scope.multi_defs and "*" in d.type:
+        if d.storage == "local" and d.key in scope.multi_defs and "*" in d.type and "&" not in d.type:
             # a pointer set after its declaration: where the one definition reaching this use
             # points
-            target = self._pointer_target(node, scope)
+            definition = scope.reaching_definition.get(node.id, _SEVERAL)
+            target = self._moved_pointer_target(definition, scope) if definition is not None else None
             if target is not None:
                 return target[0], _display_name(target[0], node)
         return None
@@ -1520,6 +1528,7 @@ class KernelAccesses:
                 rhs = node.children[1]
                 if node.op == "=" and _strip(rhs).kind == "ARRAY_SUBSCRIPT_EXPR":
                     copies[_strip(node.children[0]).id] = _strip(rhs).id
+
                 level = int(scope.analysis.values.get(rhs.id, _U).level) if node.op == "=" else 7
                 stack.append((rhs, "read", gs, 0))
                 stack.append((node.children[0], lhs_mode, gs, level))
@@ -1597,6 +1606,7 @@ class KernelAccesses:
                 src = reads.get(copies.get(acc.node.id, -1))
                 if acc.write and src is not None and src.array == acc.array:
                     acc.copied_from = src
+
 
     def _collect_atomic(self, call: Node, point, guards: list[Guard], scope: Scope, instance, local,
                         stack: list) -> bool:

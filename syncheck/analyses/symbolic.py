@@ -278,7 +278,7 @@ class Encoder:
         n = _unknown_candidate(node)
         value = scope.analysis.values.get(n.id)
         shared = value is not None and GROUP_THREADS[value.level] >= self.proof_group
-        key = (n.id, id(scope))
+        key = (n.id, self.shared.tag(scope))  # (the tag keeps the scope: its address is not reused)
         if key not in self._proof_unknowns:  # named in the order met: the same on every run
             self._proof_unknowns[key] = f"unknown {len(self._proof_unknowns)} at {n.id}"
         term = self.sym(self._proof_unknowns[key], per_thread=not shared)
@@ -676,8 +676,15 @@ class Encoder:
                 self.facts.append(step > 0 if toward > 0 else step < 0)
         if induction.op == "<<":
             # `s *= 2` doubles up to its loop's bound: shifting past the word would wrap s to 0,
-            # which the program never reaches (indices do not overflow, as for symbols).
+            # which the program never reaches (indices do not overflow, as for symbols). Nor
+            # does a signed counter double into its sign bit (`for (d = 2; d < n; d <<= 1)`
+            # would then run on with d negative).
             self.facts.append(z3.ULT(count * step, bits - 1))
+            shifted = start << (count * step)
+            self.facts.append(z3.LShR(shifted, count * step) == start)
+            kind = _int(counter) if counter is not None else None
+            if kind is not None and kind.signed:
+                self.facts.append(z3.Implies(start >= 0, shifted >= 0))
         return {"+": lambda: start + count * step, "-": lambda: start - count * step,
                 ">>": lambda: z3.LShR(start, count * step),
                 "<<": lambda: start << (count * step)}[induction.op]()
@@ -1182,7 +1189,7 @@ class Encoder:
     def _data_decision(self, node: Node, scope: Scope):
         """This thread's free decision at a comparison (one per comparison and scope), named
         in the order made so that the solver sees the same names on every run."""
-        key = (node.id, id(scope))
+        key = (node.id, self.shared.tag(scope))  # (the tag keeps the scope alive, as an id would not)
         decision = self._data_decisions.get(key)
         if decision is None:
             decision = self._data_decisions[key] = self.z3.Bool(

@@ -127,6 +127,12 @@ class Node:
         # lays them out); None where unknown (a dependent type) or not recorded.
         self.element_bytes: int | None = None
 
+    def __hash__(self) -> int:
+        # Equality stays identity; hashing by the parse-order id keeps the order of sets of
+        # nodes the same from run to run (an address-based hash made it vary, and with it
+        # which query ran out of solver budget first).
+        return hash(self.id)
+
     def walk(self):
         stack = [self]
         while stack:
