@@ -181,6 +181,17 @@ class Access:
 
 _ZERO = Node(-1, "INTEGER_LITERAL")
 _ZERO.value = 0
+_ZERO.type = "int"
+_LITERALS: dict[int, Node] = {0: _ZERO}
+
+
+def _literal(value: int) -> Node:
+    """An int constant made by the analysis (a shift amount read from `s = s * 4`)."""
+    node = _LITERALS.get(value)
+    if node is None:
+        node = _LITERALS[value] = Node(-1, "INTEGER_LITERAL")
+        node.value, node.type = value, "int"
+    return node
 
 
 def _named_if_uniform(offset: Offset, pointer_key: str) -> Offset:
@@ -410,10 +421,21 @@ def _written_out_step(update: Node) -> tuple[str, Node] | None:
         return None
     target, value = _strip(update.children[0]), _strip(update.children[1])
     if target.kind != "DECL_REF_EXPR" or target.decl is None or value.kind != "BINARY_OPERATOR" \
-            or value.op not in ("+", "-") or len(value.children) != 2:
+            or value.op not in ("+", "-", ">>", "<<", "*", "/") or len(value.children) != 2:
         return None
     left, right = (_strip(c) for c in value.children)
     own = lambda n: n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.key == target.decl.key
+    if value.op in (">>", "<<", "*", "/"):
+        # `s = s >> 1`, `s = s * 2`: a shift by a constant (a product or quotient by a power
+        # of two is one)
+        step = integer_constant(value.children[1]) if own(left) else None
+        if step is None or step <= 0:
+            return None
+        if value.op in ("*", "/"):
+            if step & (step - 1):
+                return None
+            return ("<<" if value.op == "*" else ">>"), _literal(step.bit_length() - 1)
+        return value.op, value.children[1]
     if own(left) and target.decl.key not in _refs_of(right):
         return value.op, value.children[1]
     if value.op == "+" and own(right) and target.decl.key not in _refs_of(left):
