@@ -23,7 +23,7 @@ from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED,
                                         launch_relations, parameter_facts, relation_term, tied_parameters, same_in_scopes, smallest_example,
                                         term_variables, z3_module)
 from syncheck.analyses.uniformity import UniformityService
-from syncheck.ir.nodes import POINTER_WRAPPERS, Node, strip_wrappers, structural_key
+from syncheck.ir.nodes import POINTER_WRAPPERS, Node, referenced_keys, strip_wrappers, structural_key
 from syncheck.ir.program import Function, Program
 
 
@@ -862,7 +862,7 @@ def _same_own_element(a: Access, b: Access, uses_y: bool, uses_z: bool) -> bool:
     loop_vars = set(a.scope.inductions) | a.scope.multi_defs
     has_x = has_y = False
     for (na, sa), (nb, _) in zip(a.indices, b.indices):
-        if structural_key(na) != structural_key(nb) or _refs(na) & loop_vars:
+        if structural_key(na) != structural_key(nb) or referenced_keys(na) & loop_vars:
             return False
         value = sa.analysis.values.get(na.id)
         has_x |= value is not None and value.lane_linear
@@ -901,7 +901,7 @@ def _never_the_same_element(ka: KernelAccesses, a: Access, b: Access) -> str | N
             intervals = ka.block_intervals
             varying = (set(a.scope.inductions) | a.scope.multi_defs
                        | _varying_loop_vars(ka, a, intervals) | _varying_loop_vars(ka, b, intervals))
-        if _refs(na) & varying:
+        if referenced_keys(na) & varying:
             continue
         affine = va.thread_affine()
         if affine is None or affine[1] > Level.BLOCK:
@@ -927,10 +927,6 @@ def _is_thread_y(node: Node) -> bool:
     node = _strip(node)
     return node.kind == "MEMBER_REF_EXPR" and node.spelling == "y" and bool(node.children) and \
         node.children[0].decl is not None and node.children[0].decl.name == "threadIdx"
-
-
-def _refs(node: Node) -> set[str]:
-    return {n.decl.key for n in node.walk() if n.kind == "DECL_REF_EXPR" and n.decl is not None}
 
 
 def _strip(node: Node) -> Node:
@@ -1500,9 +1496,9 @@ def _part_position_facts(z3, enc: Encoder, acc: Access) -> list:
     bits = max([length.size()] + [t.size() for t in parts])
     position = sum((C.z3_convert(z3, t, None, bits) for t in parts[1:]), C.z3_convert(z3, parts[0], None, bits))
     length = C.z3_convert(z3, length, None, bits)
-    slice_names = _names(acc.offsets[k].node)
-    index_names = _names(acc.indices[0][0]) if acc.indices else set()
-    if any(_names(g.cond) & slice_names and _names(g.cond) & index_names for g in acc.guards):
+    slice_names = referenced_keys(acc.offsets[k].node)
+    index_names = referenced_keys(acc.indices[0][0]) if acc.indices else set()
+    if any(referenced_keys(g.cond) & slice_names and referenced_keys(g.cond) & index_names for g in acc.guards):
         return facts + [position >= 0]
     return facts + [position >= 0, position < length]
 
@@ -1606,9 +1602,9 @@ def _guards_name(acc: Access, expression: Node) -> bool:
     size alone (`k < n` around `s_a[t - 1]`) bounds the counter, not the index; nor does a
     test on one factor of a size that is a product (`i < width` around `s_a[t * width + i]`
     in a part of n * width values: it bounds the column within a row)."""
-    names = _names(expression)
-    index = _names(acc.indices[0][0]) if acc.indices else set()
-    return any(names <= _defined_names(g.cond, g.scope) and _names(g.cond) & index for g in acc.guards)
+    names = referenced_keys(expression)
+    index = referenced_keys(acc.indices[0][0]) if acc.indices else set()
+    return any(names <= _defined_names(g.cond, g.scope) and referenced_keys(g.cond) & index for g in acc.guards)
 
 
 def _defined_names(node: Node, scope, depth: int = 3) -> set[str]:
@@ -1624,10 +1620,6 @@ def _defined_names(node: Node, scope, depth: int = 3) -> set[str]:
             # (a number, not an address: `*count` of `count = &s[n]` reads the counter)
             out |= _defined_names(definition, scope, depth - 1)
     return out
-
-
-def _names(node: Node) -> set[str]:
-    return {n.decl.key for n in node.walk() if n.kind == "DECL_REF_EXPR" and n.decl is not None}
 
 
 def _reader_stored_it_first(ka: KernelAccesses, intervals: BarrierIntervals, a: Access, b: Access) -> bool:

@@ -24,7 +24,7 @@ from syncheck.ir.calls import (bound_arguments, call_args, callee_name, construc
                                member_object, parameter_types, reference_argument_positions, template_bindings)
 from syncheck.ir.cfg import CFG, Block
 from syncheck.ir.nodes import (BUILTIN_ELEMENT_BYTES, LANE_ID, POINTER_WRAPPERS, Node, asm_written_operands, element_spelling,
-                               lane_id_target, strip_wrappers)
+                               lane_id_target, referenced_keys, strip_wrappers)
 from syncheck.ir.program import Function, Program
 
 _ASSIGN = {"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="}
@@ -436,15 +436,11 @@ def _written_out_step(update: Node) -> tuple[str, Node] | None:
                 return None
             return ("<<" if value.op == "*" else ">>"), _literal(step.bit_length() - 1)
         return value.op, value.children[1]
-    if own(left) and target.decl.key not in _refs_of(right):
+    if own(left) and target.decl.key not in referenced_keys(right):
         return value.op, value.children[1]
-    if value.op == "+" and own(right) and target.decl.key not in _refs_of(left):
+    if value.op == "+" and own(right) and target.decl.key not in referenced_keys(left):
         return "+", value.children[0]
     return None
-
-
-def _refs_of(node: Node) -> set[str]:
-    return {n.decl.key for n in node.walk() if n.kind == "DECL_REF_EXPR" and n.decl is not None}
 
 
 def _product(values) -> int:

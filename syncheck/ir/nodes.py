@@ -222,6 +222,11 @@ def structural_key(node: "Node") -> tuple:
     return tuple((n.kind, n.spelling, n.op, n.value, n.decl.key if n.decl else "") for n in node.walk())
 
 
+def referenced_keys(node: "Node") -> set[str]:
+    """The keys of the declarations an expression names."""
+    return {n.decl.key for n in node.walk() if n.kind == "DECL_REF_EXPR" and n.decl is not None}
+
+
 def in_model_header(cursor: ci.Cursor) -> bool:
     f = cursor.location.file
     return f is not None and f.name.startswith(cuda_declaration_prefixes())
