@@ -15,12 +15,13 @@ from itertools import zip_longest
 from syncheck.analyses import c_semantics as C
 from syncheck.analyses import primitives as P
 from syncheck.analyses.barrier_intervals import BarrierIntervals, Point
+from syncheck.analyses.integer_relaxation import relaxed
 from syncheck.analyses.levels import GROUP_THREADS, Level
 from syncheck.analyses.shared_memory import Access, Guard, KernelAccesses, Offset
 from syncheck.analyses.solver_context import side_context
 from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, WHOLE_WORD, Encoder,
                                         MergedDefinitions, SharedSymbols, NextIteration, NotEncodable, bitvector, count_decision,
-                                        launch_relations, parameter_facts, relation_term, tied_parameters, same_in_scopes, smallest_example,
+                                        launch_relations, parameter_facts, relation_term, tied_parameters, same_in_scopes, smallest_example, example_threads,
                                         term_variables, z3_module)
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.nodes import POINTER_WRAPPERS, Node, referenced_keys, strip_wrappers, structural_key
@@ -95,8 +96,20 @@ def _varying_loop_vars(ka: KernelAccesses, access: Access, intervals: BarrierInt
                 for item in ka.cfg.blocks[b].items:
                     out |= _assigned(item)
     if access.instance is not None and access.scope.inlined:
-        out |= access.scope.multi_defs  # inlined callee: no barrier inside, its loops run freely
+        # inlined callee: no barrier inside, its loops run freely (what it sets outside its
+        # loops, `idx += 32` after `int idx = 2 * t`, each thread computes alike)
+        out |= access.scope.multi_defs & _assigned_in_loops(access.scope.analysis.function)
     return out
+
+
+_LOOP_STATEMENTS = ("FOR_STMT", "WHILE_STMT", "DO_STMT", "CXX_FOR_RANGE_STMT")
+
+
+def _assigned_in_loops(fn: Function) -> set[str]:
+    """The variables a function assigns inside its loops."""
+    if fn.body is None:
+        return set()
+    return {key for n in fn.body.walk() if n.kind in _LOOP_STATEMENTS for key in _assigned(n)}
 
 
 def _assigned(item: Node) -> set[str]:
@@ -397,6 +410,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
     ways = _BarrierWays(block_concurrent)
     told = _lane_races_with_block_race(ways, _one_per_missing_barrier(ways, _one_per_struct(ka, grouped)))
     _place_shared_barriers(ways, told)
+    told = [_told_within_one_trip(ways, race) for race in told]
     return RaceResult(_one_per_warp_exchange(ka, told), undecided)
 
 
@@ -766,6 +780,24 @@ def _place_shared_barriers(ways: _BarrierWays, races: list[Race]) -> None:
             continue
         race.barrier_way = next((w for w in told if all(ways.concurrency.in_order(w[1], o[1]) for o in told)), None)
         race.barrier_round_loop = any(_textual(w[1]) < _textual(w[0]) for w in told)
+
+
+def _told_within_one_trip(ways: _BarrierWays, race: Race) -> Race:
+    """Races that one barrier fixes, told by a loop-carried one (the next trip's reload of
+    an input that slower threads still read), are told by the first whose two accesses fall
+    in one trip when there is one (atomics into a tile read back at once): the barrier that
+    fixes that race goes between them, and fixes the others on its way round the loop."""
+    if not race.other_members or race.carrier is None:
+        return race
+    straight = sorted((r for r in race.other_members if r.intra_warp_only == race.intra_warp_only
+                       and r.carrier is None and ways.way(r) is not None), key=_place)
+    if not straight:
+        return race
+    leader = straight[0]
+    leader.other_members = [race] + [r for r in race.other_members if r is not leader]
+    race.other_members = []
+    leader.barrier_way, leader.barrier_round_loop = race.barrier_way, race.barrier_round_loop
+    return leader
 
 
 def _textual(access: Access) -> tuple[int, int]:
@@ -1197,6 +1229,13 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         solver = inter_solver
     if not inter and not example_if_intra or not example:
         return (not inter, None, shape)
+    if getattr(solver, "relaxed_witness", False):
+        # (a conflict found over the integers, which the bit-vector solver could not settle:
+        # its own threads, not searched down to the smallest, as that search would be as
+        # costly; the same query gives the same witness)
+        model = solver.model()
+        found_shape = tuple(model.eval(d, model_completion=True).as_long() for d in dims)
+        return (not inter, example_threads(model, e1, e2), shape or found_shape)
     example = smallest_example(solver, e1, e2, None if shape else dims)
     if example is None:
         return (not inter, None, shape)
@@ -1664,10 +1703,30 @@ def _decide(z3, assertions: list, ka: KernelAccesses | None = None, share: int =
     """Check the assertions with a solver of their own. A solver that has been pushed works
     incrementally and skips the preprocessing that settles products of a thread index and a
     parameter (`tx * d + x` against `ty * d + y`), leaving such pairs undecided. With the
-    kernel's accesses: within the kernel's budget (_query_limit), counting what it spends."""
+    kernel's accesses: within the kernel's budget (_query_limit), counting what it spends.
+    Settled first over the integers (integer_relaxation), where products of run-time values
+    cost the solver little: no solution there, no solution that does not wrap around."""
+    relaxation = relaxed(z3, assertions)
+    witness = None
+    if relaxation is not None:
+        first = z3.Solver()
+        first.set("rlimit", _query_limit(ka) // (share * _RELAXATION_SHARE))
+        first.add(*relaxation.formulas)
+        relaxed_verdict = first.check()
+        if relaxed_verdict == z3.unsat:
+            count_decision("relaxation: unsat over the integers")
+            return z3.unsat, first
+        if relaxed_verdict == z3.sat:
+            witness = relaxation.witness(first.model(), assertions)
     solver = z3.Solver()
     solver.set("rlimit", _query_limit(ka) // share)
     solver.add(*assertions)
+    if witness is not None and solver.check(*witness) == z3.sat:
+        # a solution over the integers that is one of the query (the solver then holds its
+        # model; its assertions stay the query's own)
+        count_decision("relaxation: a solution of the query")
+        solver.relaxed_witness = True
+        return z3.sat, solver
     verdict = solver.check()
     if verdict == z3.unknown and ka is not None and share == 1:
         ka.solver_unknowns += 1
@@ -1680,6 +1739,11 @@ def _decide(z3, assertions: list, ka: KernelAccesses | None = None, share: int =
 # gets the same answers on any machine. (With 16, a race of MGARD's mass-multiply kernel,
 # decided after 46 such queries, was lost.)
 _FULL_LIMIT_UNKNOWNS = 64
+
+
+# The query over the integers gets a sixteenth of the budget of its query: linear where the
+# bit-vector query multiplies, it is settled in a small part of that when it is at all.
+_RELAXATION_SHARE = 16
 
 
 # A search for a conflict with the run-time sizes fixed (_with_fixed_factors) finds one soon

@@ -314,12 +314,17 @@ def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> 
     """Where a function's names resolve for the symbolic encoder, in one calling context."""
     single, multi, init, fields_assigned = _definitions(fn)
     scope = Scope(analysis, bindings, single, multi, fields_assigned=fields_assigned)
-    scope.inductions, scope.phases = _inductions(fn, init)
-    scope.later_defs = {k: (value, None, end) for k, (value, end) in _top_level_assignments(fn, init).items()}
+    top_level = _top_level_assignments(fn, init)
+    # (a local declared without a value and set once by a statement of the body, `int
+    # stride; stride = gridDim.x * blockDim.x;`, is as fixed a step as one set at its
+    # declaration)
+    fixed = {**init, **{k: value for k, (value, _) in top_level.items()}}
+    scope.inductions, scope.phases = _inductions(fn, fixed)
+    scope.later_defs = {k: (value, None, end) for k, (value, end) in top_level.items()}
     defs = reaching_definitions(fn.params, analysis.cfg, analysis.cfg.reachable(), multi)
     scope.reaching = defs.unique
     scope.reaching_definition = defs.definition
-    scope.loop_counters = _loop_counters(fn, defs.several, init)
+    scope.loop_counters = _loop_counters(fn, defs.several, fixed)
     return scope
 
 
@@ -1201,7 +1206,10 @@ class KernelAccesses:
                 whole = self._shared_base(inner, scope)
                 if whole is not None:
                     return whole[0], self._union_offsets(inner, scope)
-            return None
+                return None
+            # the address of a whole array (`(float *) &smem`): where the array starts, as
+            # the array itself decays to
+            return self._pointer_target(inner, scope)
         if base.kind == "ARRAY_SUBSCRIPT_EXPR" and len(base.children) == 2 and "[" in base.type:
             # tile[row] of a multi-dimensional array: a pointer to that row
             row = _extents(base.type)
@@ -1329,7 +1337,9 @@ class KernelAccesses:
                 body = stmt.children[-1]
                 return self._passes_rendezvous(body.children if body.kind == "COMPOUND_STMT" else [body], seen)
             if stmt.kind in _BRANCHING_STATEMENTS:
-                return False  # past it, later statements may be skipped
+                if stmt.kind in _LEAVES_FUNCTION or any(n.kind in _LEAVES_FUNCTION for n in stmt.walk()):
+                    return False  # past it, later statements may be skipped
+                continue  # (a branch or loop every path leaves at its end: what follows runs)
             for n in stmt.walk():
                 if n.kind != "CALL_EXPR":
                     continue
@@ -1897,6 +1907,11 @@ def _whole_warp_collective(call: Node) -> bool:
         return mask is not None and C.convert(mask, C.UNSIGNED_INT) == 0xFFFFFFFF
     return prim.category == P.TILE_COLLECTIVE and prim.scope == "tile" and prim.tile_size == 32
 
+
+# Statements that leave the function (or the statement list) before its end. (`break` and
+# `continue` inside a branch of a function's own statement list belong to a loop or switch
+# within it, or to the enclosing loop, when the list is a loop's body: counted as leaving.)
+_LEAVES_FUNCTION = ("RETURN_STMT", "GOTO_STMT", "BREAK_STMT", "CONTINUE_STMT", "CXX_THROW_EXPR")
 
 _BRANCHING_STATEMENTS = ("IF_STMT", "FOR_STMT", "WHILE_STMT", "DO_STMT", "SWITCH_STMT", "RETURN_STMT",
                          "BREAK_STMT", "CONTINUE_STMT", "GOTO_STMT", "CXX_FOR_RANGE_STMT")

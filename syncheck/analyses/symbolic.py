@@ -21,7 +21,8 @@ from syncheck.analyses.solver_context import drop_side_context
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.calls import (bound_arguments, call_args, is_default_argument, reference_argument_positions,
                                template_bindings)
-from syncheck.ir.nodes import LANE_ID, POINTER_WRAPPERS, Node, asm_written_operands, lane_id_target, strip_wrappers
+from syncheck.ir.nodes import (LANE_ID, POINTER_WRAPPERS, Node, asm_written_operands, lane_id_target, referenced_keys,
+                               strip_wrappers)
 from syncheck.ir.program import Function, Program
 
 _Z3 = None
@@ -448,10 +449,19 @@ class Encoder:
         if d is None:
             raise NotEncodable()
         nxt = self.next_iteration
-        if nxt is not None and d.key in nxt.updates and d.key not in self._advancing:
+        if nxt is not None and d.key in nxt.updates and d.key not in self._advancing \
+                and not (nxt.updates[d.key] is None and node.id in scope.loop_counters):
+            # (a counter of an inner loop, `for (k = 0; ...; k++)`, starts over in each
+            # iteration of the outer one: read as that loop's counter, below)
             update = nxt.updates[d.key]
             if update is None:
-                raise NotEncodable()  # changed in more than one place per iteration
+                # Changed in more than one place per iteration: readable only where one
+                # assignment alone reaches (`j = threadIdx.x; s[j] = ...` in a loop that
+                # also counts j in an inner loop), as that iteration computes it.
+                reached = scope.reaching.get(node.id)
+                if reached is None or reached is INCOMING or d.key in referenced_keys(reached):
+                    raise NotEncodable()
+                return self._as_type_of(self.expr(reached, scope, depth + 1), reached, node)
             self._advancing.add(d.key)
             try:
                 return self._advanced(update, node, scope, depth)

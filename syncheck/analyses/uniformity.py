@@ -630,19 +630,21 @@ class _FunctionAnalyzer:
         blocks = self.cfg.blocks
         for b in self.live:
             polarity: dict[int, bool | None] = {}
-            stack = list(direct.get(b, ()))
+            stack = [(a, index, False) for a, index in direct.get(b, ())]
             while stack:
-                a, index = stack.pop()
+                a, index, carried = stack.pop()
                 # A do-while's body runs once before its test is ever evaluated: the test
                 # holds only for the later runs (`do { ... } while (0)` in a macro never holds).
-                pol = None if blocks[a].branch_kind == "switch" or _do_while_test(blocks[a]) \
+                # So does a branch in a loop's body that a loop test depends on (`if (more)
+                # continue; else break;`): it decides only whether a later trip runs.
+                pol = None if carried or blocks[a].branch_kind == "switch" or _do_while_test(blocks[a]) \
                     else index == 0
                 if a in polarity:
                     if polarity[a] != pol:
                         polarity[a] = None
                     continue
                 polarity[a] = pol
-                stack.extend(direct.get(a, ()))
+                stack.extend((c, i, _loop_carried(blocks[a], blocks[c])) for c, i in direct.get(a, ()))
             ctrls = []
             for a, pol in polarity.items():
                 blk = blocks[a]
@@ -1862,6 +1864,15 @@ def _assigned_keys(items: list[Node], declarations: bool = True) -> tuple[set[st
                     if key:
                         keys.add(key)
     return keys, stores
+
+
+def _loop_carried(test_block, branch_block) -> bool:
+    """Is ``test_block`` a loop's test and ``branch_block`` a branch inside that loop (which
+    the test depends on through the loop's back edge only)?"""
+    loop, branch = test_block.branch_stmt, branch_block.branch
+    return test_block.branch_kind == "loop" and loop is not None and branch is not None \
+        and loop.kind in ("FOR_STMT", "WHILE_STMT", "DO_STMT", "CXX_FOR_RANGE_STMT") \
+        and loop.start <= branch.start and branch.end <= loop.end and branch is not test_block.branch
 
 
 def _do_while_test(block) -> bool:
