@@ -691,7 +691,9 @@ def _one_per_warp_exchange(ka: KernelAccesses, races: list[Race]) -> list[Race]:
         current = groups.get(key)
         if current is not None:
             leader, last, end = current
-            apart = any(last < m < line for m in meets.get(key[1], ()))
+            # (a meeting on the line of the last access, a call whose shuffles follow the read
+            # of its argument, parts the steps too)
+            apart = any(last <= m < line for m in meets.get(key[1], ()))
             if not apart and min(lines) <= end:
                 _follow(leader, race)
                 followers.add(id(race))
