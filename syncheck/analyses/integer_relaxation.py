@@ -382,3 +382,26 @@ def relaxed(z3, assertions: list) -> Relaxed | None:
     except (Untranslatable, z3.Z3Exception):
         return None
     return Relaxed(relaxation, out + relaxation.facts)
+
+
+def multiple_of(z3, term, factor) -> bool:
+    """Is ``term`` a multiple of ``factor`` written as a product (`inc * m * w` of `m * w`,
+    `n` of `n`), its products multiplied out? A constant factor or a sum is not judged."""
+    relaxation = _Relaxation(z3)
+    try:
+        whole, part = relaxation.term(term), relaxation.term(factor)
+    except (Untranslatable, z3.Z3Exception):
+        return False
+    if len(part) != 1 or () in part or not whole:
+        return False
+    (monomial, coefficient), = part.items()
+    for m, c in whole.items():
+        rest = list(m)
+        try:
+            for f in monomial:
+                rest.remove(f)
+        except ValueError:
+            return False
+        if c % coefficient:
+            return False
+    return True

@@ -247,6 +247,7 @@ class LaunchShapes:
 # A launch relation: an expression over the kernel's parameters, as a small tree:
 # ("param", key) | ("const", value) | (operator, left, right).
 _OPERATORS = ("+", "-", "*", "/", "%")
+_COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 
@@ -405,6 +406,16 @@ def _kernel_terms(expr: Node, arguments: dict[tuple, str], hv: HostValues, depth
         if left is not None and right is not None:
             return (expr.op, left, right)
         return None
+    if expr.kind == "CONDITIONAL_OPERATOR" and len(expr.children) == 3:
+        # `nBlkX < nBlkY ? nBlkX : nBlkY`: the smaller of two sizes, and the like
+        test = strip_wrappers(expr.children[0])
+        if test.kind != "BINARY_OPERATOR" or test.op not in _COMPARISONS or len(test.children) != 2:
+            return None
+        parts = [_kernel_terms(c, arguments, hv, depth + 1, constants_first, block, stable)
+                 for c in list(test.children) + list(expr.children[1:])]
+        if any(p is None for p in parts):
+            return None
+        return ("?", (test.op, parts[0], parts[1]), parts[2], parts[3])
     if stable is None:
         return None
     if expr.kind == "DECL_REF_EXPR" and expr.decl is not None and expr.decl.key in stable:

@@ -15,7 +15,7 @@ from itertools import zip_longest
 from syncheck.analyses import c_semantics as C
 from syncheck.analyses import primitives as P
 from syncheck.analyses.barrier_intervals import BarrierIntervals, Point
-from syncheck.analyses.integer_relaxation import relaxed
+from syncheck.analyses.integer_relaxation import multiple_of, relaxed
 from syncheck.analyses.levels import GROUP_THREADS, Level
 from syncheck.analyses.shared_memory import Access, Guard, KernelAccesses, Offset
 from syncheck.analyses.solver_context import side_context
@@ -1042,8 +1042,10 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
                    bz == 1 if not ka.uses_z else power(bz, 0, 6),
                    z3.ULE(bx * by * bz, 1024))
     for name, sym in list(shared.items()) + list(e1.private.items()) + list(e2.private.items()):
-        if name.startswith("blockIdx") or name.startswith("gridDim"):
+        if name.startswith("blockIdx"):
             solver.add(sym >= 0, sym < SYMBOL_RANGE)
+        elif name.startswith("gridDim"):
+            solver.add(sym >= 1, sym < SYMBOL_RANGE)  # (a launch with an empty grid fails)
         elif not name.startswith(("blockDim", WHOLE_WORD)):
             solver.add(sym > -SYMBOL_RANGE, sym < SYMBOL_RANGE)
     for k in e1.iteration_counters + e2.iteration_counters:
@@ -1159,6 +1161,14 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
             pass  # a bound the encoder cannot read bounds nothing
     solver.add(z3.Or(*[x != y for x, y in zip(e1.tid, e2.tid)]))
     solver.add(*_iterations_apart(ka, intervals, e1, a, e2, b))
+    if relation in ("first", "second") and loop is not None:
+        # The thread a trip ahead went round the loop from where the other is with no barrier:
+        # the decisions of the whole block on its way let it (`for (y = 0; y < ny; ++y) {
+        # ...; __syncthreads(); }` ran no trip: ny < 1).
+        behind, enc = (b, e2) if relation == "second" else (a, e1)
+        way = _skip_terms(ka, intervals, enc, behind, loop)
+        if way:
+            solver.add(*way)
     if parted and relation == "same":
         made = len(e1.facts), len(e2.facts)
         solver.add(*_parted_terms(ka, e1, e2, parted))
@@ -1530,6 +1540,10 @@ def _part_position_facts(z3, enc: Encoder, acc: Access) -> list:
     after = list(zip(acc.offsets[k + 1:], terms[k + 1:]))
     if any(o.unit != acc.offsets[k].unit for o, _ in after) or \
             any(enc.names_thread(t) for _, t in after) or index is not None and enc.names_thread(index):
+        return facts
+    if any(multiple_of(z3, t, length) for _, t in after):
+        # a move by whole slices (`flux + meqn` of `flux = buf + meqn * t`, `waves + inc *
+        # len`): the neighbour's slice, on purpose
         return facts
     parts = [t * o.scale if o.scale != 1 else t for o, t in after] + ([index] if index is not None else [])
     if not parts:

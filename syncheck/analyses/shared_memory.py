@@ -462,7 +462,27 @@ def element_unit(node: Node) -> int | str:
     if node.element_bytes:
         return node.element_bytes
     spelling = element_spelling(node.type)
+    if "dependent type" in (node.type or ""):
+        # an expression of a template (`yj + threadIdx.x * DIMY` with `TYPE yj[]`) has no type
+        # of its own there: it counts in the elements of the pointer it moves
+        moved = _moved_pointer(node)
+        if moved is not None:
+            return element_unit(moved)
     return BUILTIN_ELEMENT_BYTES.get(spelling) or spelling or "?"
+
+
+def _moved_pointer(node: Node) -> Node | None:
+    """The pointer operand of `p + n`, `n + p`, `p - n` (through parentheses and casts)."""
+    node = _strip(node)
+    while node.kind == "PAREN_EXPR" and node.children:
+        node = _strip(node.children[-1])
+    if node.kind != "BINARY_OPERATOR" or node.op not in ("+", "-") or len(node.children) != 2:
+        return None
+    for child in node.children:
+        t = child.type or ""
+        if ("*" in t or "[" in t) and "dependent type" not in t:
+            return child
+    return None
 
 
 def _var_type(fn: Function, key: str) -> str:
@@ -1066,6 +1086,12 @@ class KernelAccesses:
                     target = (target[0], [_named_if_uniform(o, key) for o in target[1]])
                 scope.pointer_alias[key] = target
                 start = _carve_start(init)
+                count_value = scope.analysis.values.get(_strip(start[1]).id) if start is not None else None
+                if start is not None and count_value is not None and count_value.level > Level.BLOCK:
+                    # a thread's own place (`smemT + lane_id() * ITEMS`, `smemT + lane_id()`):
+                    # a view each thread makes, not a part of the buffer that ends where the
+                    # next begins
+                    start = None
                 if start is not None:
                     # the count, and the name of the unknown it is where the encoder cannot
                     # read it (the carved pointer's own offset, see races._index_term)

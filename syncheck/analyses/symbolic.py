@@ -2021,6 +2021,12 @@ def relation_term(enc: Encoder, form: tuple):
         return constant_term(enc.z3, form[1]) if isinstance(form[1], int) else None
     if kind == "block":
         return enc.dims[form[1]]
+    if kind == "?":
+        test = fact_term(enc, form[1])
+        then, other = relation_term(enc, form[2]), relation_term(enc, form[3])
+        if test is None or then is None or other is None:
+            return None
+        return enc.z3.If(test, then, other)
     left, right = relation_term(enc, form[1]), relation_term(enc, form[2])
     if left is None or right is None:
         return None
@@ -2051,11 +2057,19 @@ def launch_relations(enc: Encoder, relations: dict[str, tuple], kernel: Function
     out = []
     for name, form in sorted(relations.items()):
         names = _parameters_of(form)
-        if name not in enc.shared or not names <= set(enc.shared) or (names | {name}) & changed:
+        if not names <= set(enc.shared) or (names | {name}) & changed:
+            continue
+        if name not in enc.shared and not name.startswith("gridDim."):
             continue
         term = relation_term(enc, form)
-        if term is not None:
+        if term is None:
+            continue
+        if name in enc.shared:
             out.append(enc.shared[name] == term)
+        else:
+            # a grid the query does not name still has every dimension of at least one
+            # block: `<<<dim3(b, min(nx, ny)), ...>>>` runs only where nx and ny are >= 1
+            out.append(term >= 1)
     return out
 
 

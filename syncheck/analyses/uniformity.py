@@ -628,27 +628,43 @@ class _FunctionAnalyzer:
         result: dict[int, tuple[Controller, ...]] = {}
         self.ctrl_blocks = {}
         blocks = self.cfg.blocks
+        polarities: dict[int, dict[int, bool | None]] = {}
         for b in self.live:
             polarity: dict[int, bool | None] = {}
+            through_back_edge: set[int] = set()  # decisions known only as a later trip's
             stack = [(a, index, False) for a, index in direct.get(b, ())]
             while stack:
                 a, index, carried = stack.pop()
                 # A do-while's body runs once before its test is ever evaluated: the test
                 # holds only for the later runs (`do { ... } while (0)` in a macro never holds).
                 # So does a branch in a loop's body that a loop test depends on (`if (more)
-                # continue; else break;`): it decides only whether a later trip runs.
+                # continue; else break;`): it decides only whether a later trip runs; where
+                # the block also depends on it in its own trip, that arm is what holds.
                 pol = None if carried or blocks[a].branch_kind == "switch" or _do_while_test(blocks[a]) \
                     else index == 0
                 if a in polarity:
-                    if polarity[a] != pol:
+                    if a in through_back_edge and not carried:
+                        through_back_edge.discard(a)
+                        polarity[a] = pol
+                    elif polarity[a] != pol and not (carried and a not in through_back_edge):
                         polarity[a] = None
                     continue
                 polarity[a] = pol
-                stack.extend((c, i, _loop_carried(blocks[a], blocks[c])) for c, i in direct.get(a, ()))
+                if carried:
+                    through_back_edge.add(a)
+                stack.extend((c, i, carried or _loop_carried(blocks[a], blocks[c])) for c, i in direct.get(a, ()))
+            polarities[b] = polarity
+        # A branch under a decision that constants settle the other way (`if (M == 1) { if (bx
+        # >= n) break; }` in the instance with M = 8, `if (false)`) never runs: it controls
+        # nothing.
+        dead = {b for b, polarity in polarities.items()
+                if any(pol is not None and self._settled(a) is not None and self._settled(a) != pol
+                       for a, pol in polarity.items())}
+        for b, polarity in polarities.items():
             ctrls = []
             for a, pol in polarity.items():
                 blk = blocks[a]
-                if blk.branch is not None:
+                if blk.branch is not None and a not in dead:
                     ctrls.append(Controller(blk.branch, blk.branch_stmt, blk.branch_kind,
                                             self.cond_values.get(a, UNIFORM), self.fn.name, pol))
             ctrls.sort(key=lambda c: (c.cond.start, c.cond.id))
@@ -661,6 +677,13 @@ class _FunctionAnalyzer:
                 self.region_defs.setdefault(a, set()).update(self.block_defs.get(b, ()))
                 self.region_stores.setdefault(a, set()).update(self.block_stores.get(b, ()))
         return result
+
+    def _settled(self, block: int) -> bool | None:
+        """The outcome of a block's branch where constants decide it (None elsewhere)."""
+        value = self.cond_values.get(block)
+        if value is None or value.const is None or self.cfg.blocks[block].branch_kind != "if":
+            return None
+        return bool(value.const)
 
     # -- transfer --
     def _transfer(self, b: int, env: dict[str, Value], ctrls: tuple[Controller, ...]):
