@@ -8,8 +8,9 @@ and over the integers such a query is mostly linear: each product of unknowns be
 unknown of its own, tied to its factors by a few facts (signs, `a < b` and `c >= 0` give
 `a * c + c <= b * c`). That relaxation admits every solution that does not wrap around (and
 more), so when it has none, neither has the query: the pair is settled as the wrap-free
-query would be. When it has one whose values satisfy the query itself, that is a conflict;
-otherwise the bit-vector query decides. Arithmetic that wraps around on purpose (a hash's
+query would be. When it has one, the bit-vector query decides (which solution the integer
+solver finds depends on the solver's history: a conflict taken from it would not be the same
+in every run). Arithmetic that wraps around on purpose (a hash's
 large multiplier, bits shifted out, a narrow type's truncation) is left as unknowns.
 """
 
@@ -38,9 +39,8 @@ class _Relaxation:
         self.z3 = z3
         self.memo: dict[int, object] = {}
         self.names: dict[str, object] = {}      # an unknown's name -> its integer
-        self.originals: dict[str, object] = {}  # an unknown's name -> the query's own
         self.functions: dict[str, object] = {}
-        self.factors: dict[int, object] = {}    # a factor's id -> the factor (an integer term)
+        self.factors: dict[str, object] = {}    # a factor's text -> the factor (an integer term)
         self.monomials: dict[tuple, object] = {}  # a product of two or more factors -> its unknown
         self.atoms = 0
         self.facts: list = []
@@ -51,8 +51,11 @@ class _Relaxation:
         x = z3.simplify(x)
         if z3.is_int_value(x):
             return {(): x.as_long()} if x.as_long() else {}
-        self.factors[x.get_id()] = x
-        return {(x.get_id(),): 1}
+        # (keyed by its text, not by the term's id in this z3 context: the same query is the
+        # same relaxation, in the same order, whatever the context saw before)
+        key = x.sexpr()
+        self.factors[key] = x
+        return {(key,): 1}
 
     def _sum(self, *polys) -> Polynomial:
         out: Polynomial = {}
@@ -235,7 +238,6 @@ class _Relaxation:
                 self.names[name] = self.z3.Int(name)
             else:
                 raise Untranslatable()
-            self.originals[name] = e
         return self.names[name]
 
     def _function(self, e):
@@ -343,33 +345,10 @@ class _Relaxation:
 
 
 class Relaxed:
-    """A query over the integers (``formulas``), and the way back from its solutions."""
+    """A query over the integers (``formulas``)."""
 
-    def __init__(self, relaxation: _Relaxation, formulas: list):
-        self._relaxation = relaxation
+    def __init__(self, formulas: list):
         self.formulas = formulas
-
-    def witness(self, model, assertions: list) -> list | None:
-        """The values of a solution over the integers for the query's own unknowns, as
-        equalities, when they satisfy the query itself (its products computed, not relaxed):
-        then it is a solution of the query. None otherwise, or when the query has functions
-        of values (their tables are not carried over)."""
-        z3 = self._relaxation.z3
-        if self._relaxation.functions:
-            return None
-        pins = []
-        for name, value in self._relaxation.names.items():
-            original = self._relaxation.originals[name]
-            got = model.eval(value, model_completion=True)
-            if z3.is_bool(original):
-                pins.append((original, z3.BoolVal(z3.is_true(got))))
-            else:
-                bits = original.size()
-                pins.append((original, z3.BitVecVal(got.as_long() % (1 << bits), bits)))
-        grounded = z3.simplify(z3.substitute(z3.And(*assertions), *pins)) if pins else z3.And(*assertions)
-        if not z3.is_true(z3.simplify(grounded)):
-            return None
-        return [variable == value for variable, value in pins]
 
 
 def relaxed(z3, assertions: list) -> Relaxed | None:
@@ -381,7 +360,7 @@ def relaxed(z3, assertions: list) -> Relaxed | None:
         relaxation.relate_products()
     except (Untranslatable, z3.Z3Exception):
         return None
-    return Relaxed(relaxation, out + relaxation.facts)
+    return Relaxed(out + relaxation.facts)
 
 
 def multiple_of(z3, term, factor) -> bool:

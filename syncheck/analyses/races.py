@@ -21,7 +21,7 @@ from syncheck.analyses.shared_memory import Access, Guard, KernelAccesses, Offse
 from syncheck.analyses.solver_context import side_context
 from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, WHOLE_WORD, Encoder,
                                         MergedDefinitions, SharedSymbols, NextIteration, NotEncodable, bitvector, count_decision,
-                                        launch_relations, parameter_facts, relation_term, tied_parameters, same_in_scopes, smallest_example, example_threads,
+                                        launch_relations, parameter_facts, relation_term, tied_parameters, same_in_scopes, smallest_example,
                                         term_variables, z3_module)
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.nodes import POINTER_WRAPPERS, Node, referenced_keys, strip_wrappers, structural_key
@@ -1241,13 +1241,6 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         solver = inter_solver
     if not inter and not example_if_intra or not example:
         return (not inter, None, shape)
-    if getattr(solver, "relaxed_witness", False):
-        # (a conflict found over the integers, which the bit-vector solver could not settle:
-        # its own threads, not searched down to the smallest, as that search would be as
-        # costly; the same query gives the same witness)
-        model = solver.model()
-        found_shape = tuple(model.eval(d, model_completion=True).as_long() for d in dims)
-        return (not inter, example_threads(model, e1, e2), shape or found_shape)
     example = smallest_example(solver, e1, e2, None if shape else dims)
     if example is None:
         return (not inter, None, shape)
@@ -1722,27 +1715,20 @@ def _decide(z3, assertions: list, ka: KernelAccesses | None = None, share: int =
     kernel's accesses: within the kernel's budget (_query_limit), counting what it spends.
     Settled first over the integers (integer_relaxation), where products of run-time values
     cost the solver little: no solution there, no solution that does not wrap around."""
+    # (Only its "no solution" is taken: which solution the integer solver finds depends on
+    # the context's history, and a conflict found so would name other threads, or be found
+    # at all, in one run and not in another.)
     relaxation = relaxed(z3, assertions)
-    witness = None
     if relaxation is not None:
         first = z3.Solver()
         first.set("rlimit", _query_limit(ka) // (share * _RELAXATION_SHARE))
         first.add(*relaxation.formulas)
-        relaxed_verdict = first.check()
-        if relaxed_verdict == z3.unsat:
+        if first.check() == z3.unsat:
             count_decision("relaxation: unsat over the integers")
             return z3.unsat, first
-        if relaxed_verdict == z3.sat:
-            witness = relaxation.witness(first.model(), assertions)
     solver = z3.Solver()
     solver.set("rlimit", _query_limit(ka) // share)
     solver.add(*assertions)
-    if witness is not None and solver.check(*witness) == z3.sat:
-        # a solution over the integers that is one of the query (the solver then holds its
-        # model; its assertions stay the query's own)
-        count_decision("relaxation: a solution of the query")
-        solver.relaxed_witness = True
-        return z3.sat, solver
     verdict = solver.check()
     if verdict == z3.unknown and ka is not None and share == 1:
         ka.solver_unknowns += 1
