@@ -1045,7 +1045,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         if name.startswith("blockIdx"):
             solver.add(sym >= 0, sym < SYMBOL_RANGE)
         elif name.startswith("gridDim"):
-            solver.add(sym >= 1, sym < SYMBOL_RANGE)  # (a launch with an empty grid fails)
+            solver.add(sym >= 0, sym < SYMBOL_RANGE)
         elif not name.startswith(("blockDim", WHOLE_WORD)):
             solver.add(sym > -SYMBOL_RANGE, sym < SYMBOL_RANGE)
     for k in e1.iteration_counters + e2.iteration_counters:
