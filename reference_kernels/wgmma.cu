@@ -28,9 +28,10 @@ extern "C" __global__ void __launch_bounds__(128) wgmma_m64n8k16(const __half* A
         int k = e / 8, n = e % 8;
         Bs[(k / 8) * 64 + n * 8 + (k % 8)] = B[e];
     }
-    __syncthreads();
-    // Generic-proxy stores must be made visible to the async proxy that wgmma reads with.
+    // Generic-proxy stores must be made visible to the async proxy that wgmma reads with: each
+    // thread fences its own stores, so the fence comes before the barrier that publishes them.
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
     unsigned long long da = smem_descriptor(As, 128, 256);
     unsigned long long db = smem_descriptor(Bs, 128, 256);
     float d0 = 0.0f, d1 = 0.0f, d2 = 0.0f, d3 = 0.0f;
