@@ -317,9 +317,10 @@ def callee_events(program: Program, fn: Function, args: list[Node], depth: int):
 
 
 def solve(steps: FunctionSteps, init, transfer: Callable, join: Callable, report: Callable | None = None,
-          max_rounds: int = 60):
+          max_rounds: int = 60, edge: Callable | None = None):
     """Forward data flow: ``transfer(state, step, emit)`` returns the new state (``emit`` is
-    None while iterating, the rule's ``report`` in the final replay); ``join(a, b)``."""
+    None while iterating, the rule's ``report`` in the final replay); ``join(a, b)``;
+    ``edge(pred, block, state)``, where given, the state a CFG edge passes on."""
     cfg = steps.cfg
     order = cfg.reverse_postorder()
     ins: dict[int, object] = {cfg.entry: init}
@@ -328,7 +329,8 @@ def solve(steps: FunctionSteps, init, transfer: Callable, join: Callable, report
         changed = False
         for b in order:
             if b != cfg.entry:
-                preds = [outs[p] for p in cfg.blocks[b].preds if p in outs]
+                preds = [outs[p] if edge is None else edge(p, b, outs[p])
+                         for p in cfg.blocks[b].preds if p in outs]
                 if not preds:
                     continue
                 state = preds[0]

@@ -79,9 +79,20 @@ def _next_iteration(ka: KernelAccesses, loop) -> NextIteration:
     return NextIteration({k: v for k, v in updates.items() if k not in declared})
 
 
-def _varying_loop_vars(ka: KernelAccesses, access: Access, intervals: BarrierIntervals) -> set[str]:
+def _varying_loop_vars(ka: KernelAccesses, access: Access, intervals: BarrierIntervals) -> frozenset[str]:
     """Variables that may hold different values for two threads at this access: those
-    assigned in a loop that threads can go round without meeting a barrier."""
+    assigned in a loop that threads can go round without meeting a barrier. (Asked for
+    every pair an access is in: kept per access and intervals in the kernel's accesses.)"""
+    memo = getattr(ka, "_varying_memo", None)
+    if memo is None:
+        memo = ka._varying_memo = {}
+    key = (id(access), id(intervals))
+    if key not in memo:
+        memo[key] = (access, intervals, frozenset(_compute_varying_loop_vars(ka, access, intervals)))
+    return memo[key][2]
+
+
+def _compute_varying_loop_vars(ka: KernelAccesses, access: Access, intervals: BarrierIntervals) -> set[str]:
     out: set[str] = set()
     # A thread can be iterations ahead of another at this access only if it can come back to
     # the access without meeting a barrier (a loop that is barrier-free only on a path that
@@ -109,7 +120,16 @@ def _assigned_in_loops(fn: Function) -> set[str]:
     """The variables a function assigns inside its loops."""
     if fn.body is None:
         return set()
-    return {key for n in fn.body.walk() if n.kind in _LOOP_STATEMENTS for key in _assigned(n)}
+    keys: set[str] = set()
+    # Outermost loops only: what a nested loop assigns is inside its outer loop's walk.
+    pending = [fn.body]
+    while pending:
+        n = pending.pop()
+        if n.kind in _LOOP_STATEMENTS:
+            keys |= _assigned(n)
+        else:
+            pending.extend(n.children)
+    return keys
 
 
 def _assigned(item: Node) -> set[str]:

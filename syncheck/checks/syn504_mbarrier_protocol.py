@@ -228,7 +228,9 @@ def _assigned_in(loop, skip) -> set[str]:
         elif n.kind == "VAR_DECL" and n.decl is not None:
             keys.add(n.decl.key)
         elif n.kind == "CALL_EXPR" and n is not skip:
-            for a in n.children[1:]:
+            # (an overloaded operator's operand comes first: `++state` of a pipeline state
+            # whose operator flips its phase is a call on it)
+            for a in n.children[0 if n.spelling.startswith("operator") else 1:]:
                 if a.kind == "UNARY_OPERATOR" and a.op == "&" and a.children:
                     a = a.children[0]
                 if a.kind == "DECL_REF_EXPR" and a.decl is not None and a.decl.storage == "local":

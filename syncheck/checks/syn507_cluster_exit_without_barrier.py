@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from syncheck.analyses import async_ops as A
 from syncheck.analyses.async_flow import EVENT, EXIT, FunctionSteps, solve
+from syncheck.analyses.launch_shapes import launches_of
 from syncheck.checks.base import Check, CheckContext
 
 _REMOTE = (A.DSM_MAP, A.DSM_ACCESS)
@@ -20,6 +21,8 @@ class ClusterExitWithoutBarrier(Check):
             if not fn.in_main_file or fn.body is None or fn.has_errors or not program.analyzed_generically(fn):
                 continue
             if not fn.mentions("mapa", "map_shared_rank", "shared::cluster", "cluster"):
+                continue
+            if _single_block_clusters(program, fn):
                 continue
             steps = FunctionSteps(program, fn)
             if not any(_remote(s.event) for s in steps.events()):
@@ -72,3 +75,18 @@ class ClusterExitWithoutBarrier(Check):
 
 def _remote(ev) -> bool:
     return ev.kind in _REMOTE or (ev.remote and ev.kind in (A.MBAR_ARRIVE, A.MBAR_EXPECT_TX, A.BULK_STORE))
+
+
+# What code that makes clusters of more than one block names: the kernel's attribute, the
+# launch attribute (runtime and driver) and the function attribute that requires a width.
+_CLUSTER_MAKERS = ("__cluster_dims__", "ClusterDimension", "CLUSTER_DIMENSION", "clusterDim",
+                   "RequiredClusterWidth", "REQUIRED_CLUSTER_WIDTH")
+
+
+def _single_block_clusters(program, fn) -> bool:
+    """Is every launch of the kernel in this file a launch in clusters of one block (launched
+    here, with no cluster shape anywhere in the file)? Then a `mapa` to rank 0 names the
+    block's own shared memory, which cannot be gone before the block itself is."""
+    if not launches_of(program, fn):
+        return False
+    return not any(word in line for line in program.source_lines for word in _CLUSTER_MAKERS)

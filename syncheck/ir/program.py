@@ -33,6 +33,9 @@ _BLOCK_PIN = re.compile(
 MAX_INSTANTIATIONS = 256
 
 CONFIG_CALLS = {"cudaConfigureCall", "__cudaPushCallConfiguration"}
+# What a host function names when it launches with programmatic stream serialization.
+PROGRAMMATIC_ATTRIBUTES = ("cudaLaunchAttributeProgrammaticStreamSerialization",
+                           "programmaticStreamSerializationAllowed")
 LAUNCH_APIS = {"cudaLaunchKernel", "cudaLaunchCooperativeKernel", "cudaLaunchKernelEx",
                "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchCooperativeKernel",
                "cuLaunchKernelEx"}
@@ -192,6 +195,9 @@ class LaunchSite:
     args: list[Node] = field(default_factory=list)
     result_used: bool = True  # the launch's return code is assigned, tested or passed on
     kernel_instance: str = ""  # the launched instantiation of a kernel template
+    # Launched with programmatic stream serialization (a cudaLaunchKernelEx whose function
+    # sets that launch attribute): the kernel may start before the previous one has finished.
+    programmatic: bool = False
 
 
 @dataclass
@@ -951,7 +957,9 @@ class ProgramBuilder:
                     sites.append(LaunchSite(
                         kernel_key=key, kernel_name=name, api=callee.name, node=node,
                         host_function=fn.key, args=args, result_used=used,
-                        kernel_instance=target.instance if target else ""))
+                        kernel_instance=target.instance if target else "",
+                        programmatic=callee.name in ("cudaLaunchKernelEx", "cudaLaunchKernelExC")
+                        and fn.mentions(*PROGRAMMATIC_ATTRIBUTES)))
         return sites
 
 
@@ -1005,7 +1013,8 @@ class ProgramBuilder:
                                 kernel_key=kernel.key, kernel_name=kernel.name, api=forwarded.api,
                                 node=forwarded.node, host_function=forwarded.host_function,
                                 config=forwarded.config, args=forwarded.args,
-                                result_used=forwarded.result_used, kernel_instance=kernel.instance))
+                                result_used=forwarded.result_used, kernel_instance=kernel.instance,
+                                programmatic=forwarded.programmatic))
             helpers = found
         return out
 
@@ -1042,7 +1051,7 @@ class ProgramBuilder:
                 shape = self._launch_config_fields(fn, site.args[0])
                 site = LaunchSite(key, site.kernel_name, "<<<>>>", site.node, fn.key,
                                   config=list(shape) if shape else [], args=site.args[2:],
-                                  result_used=site.result_used)
+                                  result_used=site.result_used, programmatic=site.programmatic)
             elif site.api != "<<<>>>":
                 if site.api not in ("cudaLaunchKernel", "cudaLaunchCooperativeKernel") or not site.args:
                     continue
@@ -1152,12 +1161,13 @@ def _forward_site(functions: dict[str, Function], site: LaunchSite, helper: Func
         if all(c is not None for c in config) and kernel_args is not None:
             return LaunchSite(site.kernel_key, site.kernel_name, site.api, call, caller.key,
                               config=config + list(site.config[2:]), args=kernel_args,
-                              result_used=site.result_used)
+                              result_used=site.result_used, programmatic=site.programmatic)
     elif len(site.args) > 2:
         shape = [translate.expression(a) for a in site.args[1:3]]
         if all(c is not None for c in shape):
             return LaunchSite(site.kernel_key, site.kernel_name, site.api, call, caller.key,
-                              args=[site.args[0], *shape, *site.args[3:]], result_used=site.result_used)
+                              args=[site.args[0], *shape, *site.args[3:]], result_used=site.result_used,
+                              programmatic=site.programmatic)
     return site
 
 
