@@ -512,6 +512,11 @@ class Encoder:
                 count = self._counter(induction, scope, d.key) + induction.updates_before(node)
                 start = self.expr(induction.init, scope, depth + 1)
                 return self._stepped(induction, start, count, scope, depth, counter=node)
+            if d.key in scope.multi_defs and node.id not in scope.analysis.values \
+                    and scope.reaching.get(node.id) is None:
+                captured = self._captured_block_value(d, scope)
+                if captured is not None:
+                    return captured
             phases = scope.phases.get(d.key)
             if phases is not None:
                 try:
@@ -557,6 +562,30 @@ class Encoder:
                     raise MergedDefinitions()
                 return merged
         raise NotEncodable()
+
+    def _captured_block_value(self, d, scope: Scope):
+        """A local of the function read where its own analysis never looked: in a `[&]` lambda
+        it calls, the reference bound to the capture. Where every read of it in the function
+        is the same for the whole block, one unknown of the block, taking the values its
+        definitions give (a ping-pong page `page ^= 1` from 0: 0 or 1); None otherwise."""
+        reads = []
+        pending = [scope.analysis.function.body]
+        while pending:
+            n = pending.pop()
+            if n.kind == "LAMBDA_EXPR":
+                continue  # the lambda's own reads are the ones being asked about
+            if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.key == d.key:
+                reads.append(scope.analysis.values.get(n.id))
+            pending.extend(n.children)
+        if not reads or any(v is None or v.level > Level.BLOCK for v in reads):
+            return None
+        term = self.sym(f"{d.key}@captured", per_thread=d.key in self.varying)
+        choices = self._finite_values(d, scope)
+        if choices:
+            self.facts.append(self.z3.Or(*[term == C.z3_convert(self.z3, v, None, term.size()) for v in choices]))
+        else:
+            self.merged_unknowns.add(str(term))
+        return term
 
     def _one_of_definitions(self, d, scope: Scope, depth: int):
         """A thread's local that several definitions reach (`tile = 0;` then `tile = i * 10;`

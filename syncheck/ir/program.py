@@ -937,8 +937,14 @@ class ProgramBuilder:
                 parent.kind == "CSTYLE_CAST_EXPR" and parent.type == "void"))
             if (len(ch) >= 2 and ch[1].kind == "CALL_EXPR" and ch[1].decl is not None
                     and ch[1].decl.name in CONFIG_CALLS):
-                # A launch through a function pointer launches every kernel assigned to it.
-                targets = pointer_targets.get(callee.key, [callee]) if callee else [None]
+                # A launch through a function pointer launches every kernel assigned to it
+                # (the call names the variable, or, as clang resolves some, its first value).
+                pointer = strip_wrappers(ch[0], POINTER_WRAPPERS)
+                if pointer.kind == "UNARY_OPERATOR" and pointer.op == "*" and pointer.children:
+                    pointer = strip_wrappers(pointer.children[0], POINTER_WRAPPERS)
+                through = pointer_targets.get(pointer.decl.key) if pointer.kind == "DECL_REF_EXPR" and \
+                    pointer.decl is not None else None
+                targets = through or (pointer_targets.get(callee.key, [callee]) if callee else [None])
                 for kernel in targets:
                     sites.append(LaunchSite(
                         kernel_key=kernel.key if kernel else "", kernel_name=kernel.name if kernel else "?",
@@ -1300,29 +1306,39 @@ def _function_pointer_targets(body: Node, templates: dict[str, list[Decl]] | Non
             continue
         while target.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and target.children:
             target = target.children[-1]
-        ref = value
-        while ref.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR") and ref.children:
-            ref = ref.children[-1]
-        if ref.kind == "UNARY_OPERATOR" and ref.op == "&" and ref.children:
-            ref = ref.children[0]
-            while ref.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and ref.children:
-                ref = ref.children[-1]
-        # a function designator can only initialize a pointer (or reference) to it, whatever
-        # name the pointer's type has (`kernel_fn_t k = transpose;`)
-        if target.decl is None or ref.kind != "DECL_REF_EXPR" or ref.decl is None \
-                or target.decl.storage not in ("local", "param", "global"):
+        if target.decl is None or target.decl.storage not in ("local", "param", "global"):
             continue
-        if ref.decl.storage == "function":
-            assigned = [ref.decl]
-        elif templates is not None and ref.decl.kind == "OVERLOADED_DECL_REF":
-            assigned = templates.get(ref.decl.name, [])
-        else:
-            continue
-        known = targets.setdefault(target.decl.key, [])
-        for decl in assigned:
-            if all(d.key != decl.key for d in known):
-                known.append(decl)
+        # either arm of a choice between kernels (`auto k = big ? kern<64> : kern<32>;`)
+        for ref in _chosen_values(value):
+            # a function designator can only initialize a pointer (or reference) to it,
+            # whatever name the pointer's type has (`kernel_fn_t k = transpose;`)
+            if ref.kind != "DECL_REF_EXPR" or ref.decl is None:
+                continue
+            if ref.decl.storage == "function":
+                assigned = [ref.decl]
+            elif templates is not None and ref.decl.kind == "OVERLOADED_DECL_REF":
+                assigned = templates.get(ref.decl.name, [])
+            else:
+                continue
+            known = targets.setdefault(target.decl.key, [])
+            for decl in assigned:  # (two instantiations of one template are two kernels)
+                if all((d.key, d.instance) != (decl.key, decl.instance) for d in known):
+                    known.append(decl)
     return targets
+
+
+def _chosen_values(value: Node) -> list[Node]:
+    """The expressions a value may be, through casts, `&` and the arms of `?:`."""
+    ref = value
+    while ref.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR") and ref.children:
+        ref = ref.children[-1]
+    if ref.kind == "CONDITIONAL_OPERATOR" and len(ref.children) == 3:
+        return _chosen_values(ref.children[1]) + _chosen_values(ref.children[2])
+    if ref.kind == "UNARY_OPERATOR" and ref.op == "&" and ref.children:
+        ref = ref.children[0]
+        while ref.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and ref.children:
+            ref = ref.children[-1]
+    return [ref]
 
 
 def _driver_function_names(body: Node) -> dict[str, str]:
