@@ -24,7 +24,7 @@ from syncheck.ir.calls import (bound_arguments, call_args, callee_name, construc
                                member_object, parameter_types, reference_argument_positions, template_bindings)
 from syncheck.ir.cfg import CFG, Block
 from syncheck.ir.nodes import (BUILTIN_ELEMENT_BYTES, LANE_ID, POINTER_WRAPPERS, Node, asm_written_operands, element_spelling,
-                               lane_id_target, referenced_keys, strip_wrappers)
+                               lane_id_target, referenced_keys, strip_wrappers, structural_key)
 from syncheck.ir.program import Function, Program
 
 _ASSIGN = {"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="}
@@ -321,7 +321,7 @@ def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> 
     fixed = {**init, **{k: value for k, (value, _) in top_level.items()}}
     scope.inductions, scope.phases = _inductions(fn, fixed)
     scope.later_defs = {k: (value, None, end) for k, (value, end) in top_level.items()}
-    defs = reaching_definitions(fn.params, analysis.cfg, analysis.cfg.reachable(), multi)
+    defs = reaching_definitions(fn.params, analysis.cfg, _live_blocks(analysis), multi)
     scope.reaching = defs.unique
     scope.reaching_definition = defs.definition
     scope.loop_counters = _loop_counters(fn, defs.several, fixed)
@@ -1236,6 +1236,12 @@ class KernelAccesses:
             # the address of a whole array (`(float *) &smem`): where the array starts, as
             # the array itself decays to
             return self._pointer_target(inner, scope)
+        if base.kind == "ARRAY_SUBSCRIPT_EXPR" and len(base.children) == 2 and "*" in base.type \
+                and "[" not in base.type:
+            # an element of a local array of pointers, read where it was stored in the same
+            # trip (`counters[i] = &s.digit[d][warp]; ... *counters[i]`)
+            stored = _stored_pointer(base, scope.analysis.function.body)
+            return self._pointer_target(stored, scope) if stored is not None else None
         if base.kind == "ARRAY_SUBSCRIPT_EXPR" and len(base.children) == 2 and "[" in base.type:
             # tile[row] of a multi-dimensional array: a pointer to that row
             row = _extents(base.type)
@@ -1990,6 +1996,70 @@ def _captured_references(lambda_fn: Function, resolve, seen: frozenset = frozens
                     if key not in own:
                         out.setdefault(key, ref)
     return out
+
+
+def _live_blocks(analysis: FunctionAnalysis) -> set[int]:
+    """The blocks the function can run: an `if` whose test constants settle (`if
+    (IS_DESCENDING)` in the instance where it is false) takes only the arm they give, so a
+    definition in the other arm reaches no use."""
+    cfg = analysis.cfg
+    seen = {cfg.entry}
+    pending = [cfg.entry]
+    while pending:
+        b = pending.pop()
+        block = cfg.blocks[b]
+        succs = block.succs
+        if block.branch is not None and block.branch_kind == "if" and len(succs) == 2:
+            value = analysis.values.get(block.branch.id)
+            if value is not None and value.const is not None:
+                succs = [succs[0] if value.const else succs[1]]
+        for nxt in succs:
+            if nxt not in seen:
+                seen.add(nxt)
+                pending.append(nxt)
+    return seen
+
+
+def _stored_pointer(use: Node, body: Node) -> Node | None:
+    """What `ptrs[i]` holds at this use, where a local array of pointers has one store, `ptrs[i]
+    = value` with the same index written alike, before the use inside the same loops (so in
+    the same trip, with the index unchanged between them); None otherwise (any other store,
+    its address taken, the array handed to a call)."""
+    array = _strip(use.children[0])
+    if array.kind != "DECL_REF_EXPR" or array.decl is None or array.decl.storage != "local" \
+            or "[" not in (array.decl.type or ""):
+        return None
+    stores: list[tuple[Node, tuple]] = []
+    use_loops: tuple | None = None
+    pending: list[tuple[Node, tuple]] = [(body, ())]
+    while pending:
+        n, loops = pending.pop()
+        if n is use:
+            use_loops = loops
+        if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGN and n.children:
+            target = _strip(n.children[0])
+            if target.kind == "ARRAY_SUBSCRIPT_EXPR" and target.children and \
+                    _names_decl(_strip(target.children[0]), array.decl.key):
+                if n.op != "=" or len(n.children) != 2:
+                    return None
+                stores.append((n, loops))
+        elif n.kind in ("UNARY_OPERATOR", "CALL_EXPR") and any(
+                _names_decl(_strip(c), array.decl.key) for c in n.children):
+            return None  # its address taken, stepped, or handed on whole
+        inner = loops + (n.id,) if n.kind in ("FOR_STMT", "WHILE_STMT", "DO_STMT", "CXX_FOR_RANGE_STMT") else loops
+        pending.extend((c, inner) for c in n.children)
+    if len(stores) != 1 or use_loops is None:
+        return None
+    store, store_loops = stores[0]
+    subscript = _strip(store.children[0])
+    if store_loops != use_loops or store.end > use.start or \
+            structural_key(subscript.children[1]) != structural_key(use.children[1]):
+        return None
+    return store.children[1]
+
+
+def _names_decl(node: Node, key: str) -> bool:
+    return node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.key == key
 
 
 _PLACEHOLDER_IDS = iter(range(-1, -(1 << 62), -1))
