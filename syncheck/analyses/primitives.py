@@ -43,6 +43,9 @@ class Primitive:
     # Every member gets the combination of all members' values (votes, reductions): over
     # a whole warp, values the same in every warp give a result the same in every warp.
     combines: bool = False
+    # A library's warp collective with no mask argument that every lane of the warp must
+    # reach (CUB's WarpReduce and WarpScan over the 32 lanes, built on full-mask shuffles).
+    full_warp: bool = False
 
     @property
     def is_barrier_like(self) -> bool:
@@ -102,6 +105,10 @@ def classify(call: Node) -> Primitive | None:
     collective = _cub_block_collective(decl) if decl is not None else _cub_dependent_collective(call, name)
     if collective is not None:
         return Primitive(collective, BLOCK_BARRIER, "block")
+    warp_collective = _cub_warp_collective(decl)
+    if warp_collective is not None:
+        # (the aggregate is defined in lane 0 only, the scan's values differ by lane)
+        return Primitive(warp_collective, WARP_COLLECTIVE, "warp", 32, result=Level.THREAD, full_warp=True)
     obj = member_object(call)
     if obj is not None:
         return _classify_member(call, name, obj)
@@ -158,6 +165,25 @@ def _cub_block_collective(decl) -> str | None:
 
 
 _CUB_CLASS = re.compile(r"^cub::(?:\w+::)*(BlockScan|BlockReduce)<(.*)>$")
+
+# CUB's warp-wide reductions and scans: over a logical warp of the 32 lanes, full-mask
+# shuffles every lane must reach. Their instantiation's USR names the logical warp size
+# (the template argument after the item type).
+_CUB_WARP_COLLECTIVES = {"WarpReduce": {"Reduce", "Sum", "HeadSegmentedSum", "TailSegmentedSum",
+                                        "HeadSegmentedReduce", "TailSegmentedReduce"},
+                         "WarpScan": {"InclusiveSum", "ExclusiveSum", "InclusiveScan", "ExclusiveScan",
+                                      "Scan", "Broadcast"}}
+_CUB_WARP_INSTANCE = re.compile(r"@S@(WarpReduce|WarpScan)>#[^@#]*#VI(\d+)[^@]*@F@(\w+)[#<]")
+
+
+def _cub_warp_collective(decl) -> str | None:
+    """'cub::WarpReduce::Sum()' for a CUB warp collective over the whole warp."""
+    if decl is None or not decl.in_model or not decl.qualified.startswith("cub::") or not decl.instance:
+        return None
+    m = _CUB_WARP_INSTANCE.search(decl.instance)
+    if m is None or m.group(3) not in _CUB_WARP_COLLECTIVES[m.group(1)] or int(m.group(2)) != 32:
+        return None
+    return f"cub::{m.group(1)}::{m.group(3)}()"
 
 
 def _cub_dependent_collective(call: Node, method: str) -> str | None:

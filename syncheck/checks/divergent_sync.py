@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from syncheck.analyses.divergence import PartialReach, partial_reaches
 from syncheck.analyses.levels import Level
 from syncheck.checks.base import Check, CheckContext
@@ -115,9 +117,11 @@ class PartialReachCheck(Check):
         owners: dict[tuple, PartialReach] = {}
         kept = []
         for reach in reaches:
+            if taken:
+                reach = _without_taken_causes(reach, taken)
+                if reach is None:
+                    continue
             cause = _cause_key(reach)
-            if cause in taken:
-                continue
             owner = direct.get(cause) or owners.get(cause)
             if owner is not None and owner is not reach:
                 merged.setdefault(id(owner), []).append(reach)
@@ -189,6 +193,22 @@ def _ends_kernel(body, stmt) -> bool:
         return any(arm is not None and _inside(arm, stmt) and _ends_kernel(arm, stmt)
                    for arm in (body.child_by_role("then"), body.child_by_role("else")))
     return False
+
+
+def _without_taken_causes(reach: PartialReach, taken: set[tuple]) -> PartialReach | None:
+    """The reach told by the decisions of its own, where a block-barrier finding already
+    tells the others (a lane that returns on `rdx < 0` after the whole block got past an
+    earlier exit's barrier is a bug of its own); None when the decisions that part the group
+    most are all told already."""
+    key = lambda c: (reach.anchor_function.key, c.cond.id)
+    own = [c for c in reach.causes if key(c) not in taken]
+    if not own:
+        return None
+    if len(own) == len(reach.causes):
+        return reach
+    if max(c.level for c in own) < max(c.level for c in reach.causes):
+        return None  # the told decisions part it at a coarser level: the same bug
+    return replace(reach, causes=own)
 
 
 def _cause_key(reach: PartialReach) -> tuple:

@@ -14,12 +14,18 @@ class FullMaskInDivergentCode(PartialReachCheck):
     defers_to_block_barriers = True
 
     def allowed(self, site):
+        if site.prim is not None and site.prim.full_warp:
+            return Level.WARP  # every lane must reach it, as if its mask were full
         mask = explicit_mask(site)
         if mask is None or mask_constant(mask[1].const) != FULL_MASK:
             return None
         return Level.WARP
 
     def explain(self, ctx, reach):
+        if reach.site.prim is not None and reach.site.prim.full_warp:
+            return (f"{subject(reach)} is a collective of all 32 lanes (full-mask shuffles inside) "
+                    f"but may be reached by only part of the warp: {describe_cause(ctx, reach)}; "
+                    f"every lane must call it (give the others a neutral value instead)")
         return (f"{subject(reach)} uses the full mask 0xffffffff but may be reached by only "
                 f"part of the warp: {describe_cause(ctx, reach)}; every lane named in the "
                 f"mask must execute it")
