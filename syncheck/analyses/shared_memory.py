@@ -321,7 +321,7 @@ def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> 
     fixed = {**init, **{k: value for k, (value, _) in top_level.items()}}
     scope.inductions, scope.phases = _inductions(fn, fixed)
     scope.later_defs = {k: (value, None, end) for k, (value, end) in top_level.items()}
-    defs = reaching_definitions(fn.params, analysis.cfg, _live_blocks(analysis), multi)
+    defs = reaching_definitions(fn.params, analysis.cfg, analysis.live_blocks(), multi)
     scope.reaching = defs.unique
     scope.reaching_definition = defs.definition
     scope.loop_counters = _loop_counters(fn, defs.several, fixed)
@@ -1996,28 +1996,6 @@ def _captured_references(lambda_fn: Function, resolve, seen: frozenset = frozens
                     if key not in own:
                         out.setdefault(key, ref)
     return out
-
-
-def _live_blocks(analysis: FunctionAnalysis) -> set[int]:
-    """The blocks the function can run: an `if` whose test constants settle (`if
-    (IS_DESCENDING)` in the instance where it is false) takes only the arm they give, so a
-    definition in the other arm reaches no use."""
-    cfg = analysis.cfg
-    seen = {cfg.entry}
-    pending = [cfg.entry]
-    while pending:
-        b = pending.pop()
-        block = cfg.blocks[b]
-        succs = block.succs
-        if block.branch is not None and block.branch_kind == "if" and len(succs) == 2:
-            value = analysis.values.get(block.branch.id)
-            if value is not None and value.const is not None:
-                succs = [succs[0] if value.const else succs[1]]
-        for nxt in succs:
-            if nxt not in seen:
-                seen.add(nxt)
-                pending.append(nxt)
-    return seen
 
 
 def _stored_pointer(use: Node, body: Node) -> Node | None:

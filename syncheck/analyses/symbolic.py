@@ -568,16 +568,7 @@ class Encoder:
         it calls, the reference bound to the capture. Where every read of it in the function
         is the same for the whole block, one unknown of the block, taking the values its
         definitions give (a ping-pong page `page ^= 1` from 0: 0 or 1); None otherwise."""
-        reads = []
-        pending = [scope.analysis.function.body]
-        while pending:
-            n = pending.pop()
-            if n.kind == "LAMBDA_EXPR":
-                continue  # the lambda's own reads are the ones being asked about
-            if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.key == d.key:
-                reads.append(scope.analysis.values.get(n.id))
-            pending.extend(n.children)
-        if not reads or any(v is None or v.level > Level.BLOCK for v in reads):
+        if not scope.analysis.reads_block_wide(d.key):
             return None
         term = self.sym(f"{d.key}@captured", per_thread=d.key in self.varying)
         choices = self._finite_values(d, scope)

@@ -93,6 +93,44 @@ class FunctionAnalysis:
     object_in_shared: bool = False
     # Method calls here whose object lives in shared memory (call node ids).
     shared_object_calls: set[int] = field(default_factory=set)
+    # local key -> are all the function's own reads of it block-wide (reads_block_wide)
+    _block_wide_reads: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def live_blocks(self) -> set[int]:
+        """The blocks the function can run: an `if` whose test constants settle (`if
+        (IS_DESCENDING)` in the instance where it is false) takes only the arm they give."""
+        cfg = self.cfg
+        seen = {cfg.entry}
+        pending = [cfg.entry]
+        while pending:
+            block = cfg.blocks[pending.pop()]
+            succs = block.succs
+            if block.branch is not None and block.branch_kind == "if" and len(succs) == 2:
+                value = self.values.get(block.branch.id)
+                if value is not None and value.const is not None:
+                    succs = [succs[0] if value.const else succs[1]]
+            for nxt in succs:
+                if nxt not in seen:
+                    seen.add(nxt)
+                    pending.append(nxt)
+        return seen
+
+    def reads_block_wide(self, key: str) -> bool:
+        """Is every read of the local in the function's own body (not in the lambdas it
+        defines) the same for the whole block? Asked per race query: kept."""
+        if key not in self._block_wide_reads:
+            levels = []
+            pending = [self.function.body] if self.function.body is not None else []
+            while pending:
+                n = pending.pop()
+                if n.kind == "LAMBDA_EXPR":
+                    continue
+                if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.key == key:
+                    levels.append(self.values.get(n.id))
+                pending.extend(n.children)
+            self._block_wide_reads[key] = bool(levels) and all(
+                v is not None and v.level <= Level.BLOCK for v in levels)
+        return self._block_wide_reads[key]
 
 
 _RECURSION_ROUNDS = 4
