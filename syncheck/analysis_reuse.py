@@ -210,7 +210,7 @@ def function_key(store: DocumentStore, keys: dict, fn: Function, relative: Relat
     return (fn.key, fn.name, fn.qualified, fn.kind, fn.file, fn.line, fn.col, fn.end_line, params,
             fn.is_template, fn.is_lambda, fn.launch_bounds, fn.block_dim, fn.has_errors,
             fn.in_main_file, fn.reported, fn.instance_of, fn.text,
-            tuple((relative.usr(k, base), _body_key(store, keys, v, base, relative))
+            tuple((relative.usr(k, base), _body_key(store, keys, v, base, relative), k in fn.reference_members)
                   for k, v in sorted(fn.member_inits.items())),
             _body_key(store, keys, fn.body, base, relative) if fn.body is not None else None)
 
@@ -367,7 +367,7 @@ class LineMove:
                 self.line(file, end_line), tuple((n, usr, move(t)) for n, usr, t in params),
                 is_template, is_lambda, launch_bounds, block_dim, has_errors, in_main_file,
                 reported, instance_of, text,
-                tuple((usr, self.body_key(k)) for usr, k in member_inits),
+                tuple((usr, self.body_key(k), ref) for usr, k, ref in member_inits),
                 self.body_key(body) if body is not None else None)
 
     def result(self, result: PartResult) -> PartResult | None:

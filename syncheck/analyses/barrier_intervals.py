@@ -372,7 +372,10 @@ class BarrierIntervals:
         return self.reach(Point(block, index))
 
     def entry_free(self, block: int, index: int) -> bool:
-        """Is the item reachable from the function's entry without a barrier?"""
+        """Is the item reachable from the function's entry without a barrier? (The point
+        before the entry's first item, where a constructor's member initializers run, is.)"""
+        if (block, index) == (self.cfg.entry, -1):
+            return True
         return (block, index) in self.reach(Point(self.cfg.entry, -1))
 
     def exit_free(self, block: int, index: int) -> bool:

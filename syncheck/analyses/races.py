@@ -17,7 +17,7 @@ from syncheck.analyses import primitives as P
 from syncheck.analyses.barrier_intervals import BarrierIntervals, Point
 from syncheck.analyses.integer_relaxation import multiple_of, relaxed
 from syncheck.analyses.levels import GROUP_THREADS, Level
-from syncheck.analyses.shared_memory import Access, Guard, KernelAccesses, Offset
+from syncheck.analyses.shared_memory import WARP_PART_START, Access, Guard, KernelAccesses, Offset
 from syncheck.analyses.solver_context import side_context
 from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED, WHOLE_WORD, Encoder,
                                         MergedDefinitions, SharedSymbols, NextIteration, NotEncodable, bitvector, count_decision,
@@ -334,6 +334,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
     by_array: dict[str, list[Access]] = {}
     for a in ka.accesses:
         by_array.setdefault(a.array, []).append(a)
+    _add_whole_struct_accesses(by_array)
     block_concurrent = _Concurrency(ka, warp=False)
     warp_concurrent = _Concurrency(ka, warp=True)
     rendezvous_concurrent = None  # built for the first pair within a warp
@@ -987,6 +988,20 @@ def _strip(node: Node) -> Node:
     return strip_wrappers(node, POINTER_WRAPPERS)
 
 
+def _add_whole_struct_accesses(by_array: dict[str, list[Access]]) -> None:
+    """A shared struct read or written as a whole (`Field f = s_field;`, a reference to it
+    handed to a constructor that copies it) touches every field: it joins the accesses of
+    each field (`s_field.words[t] = ...`), so that the pair is checked."""
+    for key in list(by_array):
+        whole = [a for a in by_array[key] if not a.indices and not a.offsets and not a.atomic
+                 and strip_wrappers(a.node).kind in ("DECL_REF_EXPR", "MEMBER_REF_EXPR")]
+        if not whole:
+            continue
+        for other in by_array:
+            if other.startswith(key + "."):
+                by_array[other] = by_array[other] + [a for a in whole if a not in by_array[other]]
+
+
 def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierIntervals | None = None,
                 iteration: tuple[str, object] = ("same", None), last: tuple[set, set] = (set(), set()),
                 example_if_intra: bool = True, exited: tuple[int, int] | None = None,
@@ -1109,6 +1124,13 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
                 end = _carve_end(enc, count, count_scope, unknown)
                 start = enc.expr(own_start, count_scope) if own_start is not None else None
             except NotEncodable:
+                continue
+            if own_start is WARP_PART_START and enc.exact(end) and enc.exact(first, own_thread=True) \
+                    and not any(str(v).startswith("iter:") for v in term_variables(z3, first)):
+                # a warp's own part of known size indexed by the thread ids and constants
+                # alone: an index past the part's end is a conflict with the next warp the
+                # code has (checked); one stepped by a loop runs as far as the loop's bound
+                # lets it
                 continue
             if enc.exact(end) and (start is None or enc.exact(first, own_thread=True)):
                 # a part of known size, indexed by the threads and constants alone: an index

@@ -82,6 +82,9 @@ class Scope:
     # A barrier-free callee inlined at its call: its loops run freely, so its variables may
     # differ between two threads at one access.
     inlined: bool = False
+    # Local references declared once with an lvalue (`const T& f = *s_field;`): key -> that
+    # lvalue. Binding one is no access; each use accesses what it is bound to.
+    reference_targets: dict[str, Node] = field(default_factory=dict)
 
     def bound(self, node: Node):
         """(expression, scope) a parameter or an own field (`mask`, `this->mask` inside a
@@ -183,6 +186,11 @@ _ZERO = Node(-1, "INTEGER_LITERAL")
 _ZERO.value = 0
 _ZERO.type = "int"
 _LITERALS: dict[int, Node] = {0: _ZERO}
+# Where a warp's own part of a buffer starts, relative to the warp's pointer (a carve
+# extent's start): the part is `W` elements from there (see _per_warp_part_size).
+WARP_PART_START = Node(-2, "INTEGER_LITERAL")
+WARP_PART_START.value = 0
+WARP_PART_START.type = "int"
 
 
 def _literal(value: int) -> Node:
@@ -313,7 +321,8 @@ def constructed_fields(program: Program, obj: Node | None, scope: Scope) -> dict
 def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> Scope:
     """Where a function's names resolve for the symbolic encoder, in one calling context."""
     single, multi, init, fields_assigned = _definitions(fn)
-    scope = Scope(analysis, bindings, single, multi, fields_assigned=fields_assigned)
+    scope = Scope(analysis, bindings, single, multi, fields_assigned=fields_assigned,
+                  reference_targets=_reference_targets(fn, init))
     top_level = _top_level_assignments(fn, init)
     # (a local declared without a value and set once by a statement of the body, `int
     # stride; stride = gridDim.x * blockDim.x;`, is as fixed a step as one set at its
@@ -546,10 +555,14 @@ def _carve_of(node: Node, scope: Scope, through_aliases: bool = False):
 
 def _bound_lvalue(node: Node, scope: Scope):
     """A reference parameter names the caller's lvalue (`swap(s[i], s[j])` binds `a` to
-    `s[i]`): that lvalue and the caller's scope, one call level up; None for anything else."""
+    `s[i]`): that lvalue and the caller's scope, one call level up; a local reference names
+    the lvalue it was declared with, in this scope; None for anything else."""
     if node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.storage == "param" \
             and "&" in node.decl.type and "[" not in node.decl.type:
         return scope.bound(node)
+    if node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.storage == "local" \
+            and node.decl.key in scope.reference_targets:
+        return scope.reference_targets[node.decl.key], scope
     return None
 
 def _address_read_from_shared(holder: Node, scope: Scope) -> bool:
@@ -1090,7 +1103,11 @@ class KernelAccesses:
                 if start is not None and count_value is not None and count_value.level > Level.BLOCK:
                     # a thread's own place (`smemT + lane_id() * ITEMS`, `smemT + lane_id()`):
                     # a view each thread makes, not a part of the buffer that ends where the
-                    # next begins
+                    # next begins; a warp's own part (`s_words + warp_idx * warp_words`) is
+                    # one of `warp_words` elements that the warp indexes within
+                    size = _per_warp_part_size(start[1], scope.analysis)
+                    if size is not None:
+                        scope.carve_extents.setdefault(key, (size, scope, None, WARP_PART_START, start[2]))
                     start = None
                 if start is not None:
                     # the count, and the name of the unknown it is where the encoder cannot
@@ -1164,7 +1181,11 @@ class KernelAccesses:
     def _callee_analysis(self, call: Node, callee: Function, args: list[Node], scope: Scope,
                          outer_env: dict | None = None) -> FunctionAnalysis:
         """The callee's uniformity in this call's context: the caller's values of the arguments
-        (missing ones unknown), the kernel's block shape, and whether its object is __shared__."""
+        (missing ones unknown), the kernel's block shape, whether its object is __shared__, and
+        what the caller's analysis knew at the call (a lambda's captures, the fields of the
+        object a method runs on), as the checks' walk of the calls has it."""
+        if outer_env is None:
+            outer_env = scope.analysis.call_envs.get(call.id)
         arg_values = tuple(scope.analysis.values.get(a.id, _U) for a in args)
         return self.service.analyze(
             callee, arg_values[:len(callee.params)] + tuple(_U for _ in callee.params[len(arg_values):]),
@@ -1551,7 +1572,11 @@ class KernelAccesses:
                 bound = _bound_lvalue(node, scope)
                 if bound is not None:
                     # the access is to the caller's element, whose index reads in its scope
+                    made = len(self.accesses)
                     self._collect(bound[0], point, gs, bound[1], depth, instance, local, mode, stored)
+                    if bound[1] is scope:
+                        for access in self.accesses[made:]:
+                            access.node = node  # through a local reference: made (and shown) here
                     continue
             if kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.storage == "shared" \
                     and "[" not in node.decl.type and mode in ("read", "write", "update"):
@@ -1576,6 +1601,9 @@ class KernelAccesses:
                                      function=scope.analysis.function,
                                      element=element_unit(node) if in_union else 0), instance, local)
                     continue
+            if kind == "MEMBER_REF_EXPR" and "[" in node.type and node.children \
+                    and _names_only(node.children[0]) and self._shared_base(node, scope) is not None:
+                continue  # an array member named whole (`warp_scan(storage.scan)`): its address
             if kind == "ARRAY_SUBSCRIPT_EXPR" and self._record(node, mode, point, gs, scope, stored,
                                                                 instance, local):
                 # index expressions are reads of their own
@@ -1612,6 +1640,8 @@ class KernelAccesses:
                     continue
             if kind == "UNARY_OPERATOR" and node.op == "&":
                 continue  # taking an address is not an access
+            if kind == "CXX_UNARY_EXPR":
+                continue  # `sizeof(s->map)`: its operand is not evaluated
             if kind == "CONDITIONAL_OPERATOR" and len(node.children) == 3:
                 c, a, b = node.children
                 stack.append((c, "read", gs, 0))
@@ -1646,7 +1676,9 @@ class KernelAccesses:
             if kind == "LAMBDA_EXPR":
                 continue
             bound = _cub_storage_arguments(node) | self._reference_bindings(node) \
-                if kind in ("CALL_EXPR", "VAR_DECL") else ()
+                if kind in ("CALL_EXPR", "VAR_DECL") else set()
+            if kind == "VAR_DECL" and node.decl is not None and node.decl.key in scope.reference_targets:
+                bound = bound | {scope.reference_targets[node.decl.key].id}
             for c in node.children:
                 if c.id in bound:
                     # binding a reference is no access: a CUB collective keeps one to its
@@ -1900,6 +1932,13 @@ class KernelAccesses:
             nested = False
         else:
             nested = True
+        for field_key, init in callee.member_inits.items():
+            # a constructor's member initializers run before its body (`m_field(field)`
+            # copies what a reference argument is bound to; binding a reference field,
+            # `storage(temp)`, accesses nothing)
+            if field_key not in callee.reference_members:
+                self._collect(init, point, guards, sub_scope, depth + 1, instance,
+                              local if nested else (cfg.entry, -1))
         for b in sorted(live):
             sub_guards = [Guard(c.cond, c.polarity, int(c.level), sub_scope)
                           for c in sub.block_controllers.get(b, ())]
@@ -1958,6 +1997,29 @@ def _reference_arguments(call: Node, callee: Function) -> list[Node]:
 def _is_dynamic_shared(decl) -> bool:
     """Is the declaration a dynamic shared array (`extern __shared__ T buf[]`)?"""
     return decl.storage == "shared" and decl.type.replace(" ", "").endswith("[]")
+
+
+def _per_warp_part_size(count: Node, analysis: FunctionAnalysis) -> Node | None:
+    """W where a pointer is placed at `w * W` (or `W * w`) elements into its buffer, with w
+    the same for the lanes of a warp but not for the block (a warp or tile index) and W the
+    same for the whole block: each warp's part is W elements long."""
+    n = _strip(count)
+    if n.kind != "BINARY_OPERATOR" or n.op != "*" or len(n.children) != 2:
+        return None
+    levels = [analysis.values.get(_strip(c).id) for c in n.children]
+    if any(v is None for v in levels) or any(_names_row_index(c) for c in n.children):
+        return None  # (rows of a 2-D block, `rows + threadIdx.y * pitch`, are not warps' parts)
+    for (w, size), (wv, sv) in (((n.children[0], n.children[1]), (levels[0], levels[1])),
+                                ((n.children[1], n.children[0]), (levels[1], levels[0]))):
+        if wv.level == Level.WARP and sv.level <= Level.BLOCK:
+            return size
+    return None
+
+
+def _names_row_index(node: Node) -> bool:
+    return any(n.kind == "MEMBER_REF_EXPR" and n.spelling in ("y", "z") and n.children
+               and _strip(n.children[0]).kind == "DECL_REF_EXPR" and _strip(n.children[0]).decl is not None
+               and _strip(n.children[0]).decl.name == "threadIdx" for n in node.walk())
 
 
 def _carve_start(init: Node):
@@ -2034,6 +2096,32 @@ def _stored_pointer(use: Node, body: Node) -> Node | None:
             structural_key(subscript.children[1]) != structural_key(use.children[1]):
         return None
     return store.children[1]
+
+
+def _reference_targets(fn: Function, init: dict[str, Node]) -> dict[str, Node]:
+    """The function's local references declared once, each with the lvalue it is bound to
+    (a reference is never reseated: stores through it change that lvalue, not the binding)."""
+    declared: dict[str, int] = {}
+    for n in fn.body.walk():
+        if n.kind == "VAR_DECL" and n.decl is not None and n.decl.storage == "local":
+            declared[n.decl.key] = declared.get(n.decl.key, 0) + 1
+            ref = n.decl.type or ""
+            if "&" not in ref or "&&" in ref or "[" in ref:
+                declared[n.decl.key] += 1  # not a plain lvalue reference
+    return {k: v for k, v in init.items() if declared.get(k) == 1 and _is_lvalue(_strip(v))}
+
+
+def _names_only(node: Node) -> bool:
+    """A variable or a chain of its members (`storage`, `s.state`), no subscript or call in it."""
+    node = _strip(node)
+    while node.kind == "MEMBER_REF_EXPR" and node.children:
+        node = _strip(node.children[0])
+    return node.kind in ("DECL_REF_EXPR", "CXX_THIS_EXPR") or node.kind == "MEMBER_REF_EXPR"
+
+
+def _is_lvalue(node: Node) -> bool:
+    return node.kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR", "DECL_REF_EXPR") or \
+        node.kind == "UNARY_OPERATOR" and node.op == "*"
 
 
 def _names_decl(node: Node, key: str) -> bool:

@@ -2005,6 +2005,8 @@ def lane_outside_mask(program: Program, service: UniformityService, root: Functi
         if not name.startswith(WHOLE_WORD):
             solver.add(sym > -SYMBOL_RANGE, sym < SYMBOL_RANGE)
     lane = z3.URem(enc.linear(), 32)
+    for k in enc.iteration_counters:
+        solver.add(k >= 0, k < SYMBOL_RANGE)  # an iteration count is not negative
     solver.add(*guards, *enc.facts)
     solver.add(z3.LShR(mask, lane) & 1 == 0)
     if solver.check() != z3.sat:

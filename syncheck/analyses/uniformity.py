@@ -14,6 +14,7 @@ read the same ``FunctionAnalysis`` objects.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from syncheck.analyses import c_semantics as C
@@ -78,6 +79,11 @@ class FunctionAnalysis:
     # What the function stores through each pointer or reference parameter (its key; "*":
     # through a pointer not traced back to one), as the level out_level counts it in
     out_through: dict = field(default_factory=dict)
+    # Array parameters whose every element a last loop of the function overwrites
+    # (`for (i = 0; i < N; ++i) counts[i] = smem[i];` after the thread's own counting):
+    # parameter key -> (N, the level of what that loop stores). A caller's array of at most N
+    # elements holds only that afterwards.
+    overwritten_through: dict = field(default_factory=dict)
     # What the function stores in its own object's fields (`this::<field key>` -> the join
     # of the values stored, made at least as varying as the control they are stored under):
     # a constructor's body builds its object with them.
@@ -539,6 +545,7 @@ class _FunctionAnalyzer:
         self.returned = False
         self.out_level = Level.UNIFORM
         self.out_through: dict[str, Level] = {}
+        self.param_stores: dict[str, dict[int, Level]] = {}  # root -> store target id -> level
         self.field_values: dict[str, Value] = {}
         # Only the final pass records sites and values for the checks.
         self.recording = False
@@ -562,10 +569,35 @@ class _FunctionAnalyzer:
         self.result.ret = self.ret
         self.result.out_level = self.out_level
         self.result.out_through = self.out_through
+        self.result.overwritten_through = self._overwritten_through()
         self.result.field_values = self.field_values
         self.result.cond_levels = {b: v.level for b, v in self.cond_values.items()}
         self.result.shape = self.shape
         return self.result
+
+    def _overwritten_through(self) -> dict[str, tuple[int, Level]]:
+        """Array parameters that a loop at the top level of the body fills whole, after
+        every other store through them (see FunctionAnalysis.overwritten_through)."""
+        out: dict[str, tuple[int, Level]] = {}
+        body = self.fn.body
+        if body is None:
+            return out
+        for root, stores in self.param_stores.items():
+            if root == "*":
+                continue
+            loops = [s.children[0] if s.kind == "UNEXPOSED_STMT" and len(s.children) == 1 else s
+                     for s in body.children]  # (`#pragma unroll` wraps its loop)
+            for loop in reversed([s for s in loops if s.kind == "FOR_STMT"]):
+                filled = _filling_loop(loop, root, self.result.values)
+                if filled is None:
+                    continue
+                count, store = filled
+                later = [i for i in stores if i != store.id and not _inside(i, loop)]
+                if all(_before(body, i, loop) for i in later) and store.id in stores:
+                    inside = [lvl for i, lvl in stores.items() if _inside(i, loop)]
+                    out[root] = (count, max(inside))
+                break
+        return out
 
     def _entry_env(self, b: int, outs: dict[int, dict[str, Value]]) -> dict[str, Value]:
         if b == self.cfg.entry:
@@ -801,12 +833,12 @@ class _FunctionAnalyzer:
             n = n.children[-1]
         kind = n.kind
         if kind == "DECL_REF_EXPR":
-            if n.decl is not None and n.decl.storage == "local" and "&" in n.decl.type:
-                bound = self.env.get(n.decl.key)
-                return bound is not None and bound.block_shared
+            if n.decl is not None and n.decl.storage in ("local", "param") and "&" in n.decl.type:
+                return self._bound_to_shared(n)
             return n.decl is not None and n.decl.storage == "shared"
-        if kind == "MEMBER_REF_EXPR" and not n.children and _own_field_key(n) is not None:
-            return self.object_in_shared  # `field` of the object the method runs on
+        if kind == "MEMBER_REF_EXPR" and _own_field_key(n) is not None:
+            # `field` of the object the method runs on (a reference field: what it is bound to)
+            return self.object_in_shared or self._bound_to_shared(n)
         if kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR") and n.children:
             base = n.children[0]
             if _through_pointer(n):
@@ -815,6 +847,29 @@ class _FunctionAnalyzer:
         if kind == "UNARY_OPERATOR" and n.op == "*" and n.children:
             return self._into_shared(n.children[0])
         return False
+
+    def _bound_to_shared(self, node: Node) -> bool:
+        """Is this reference (a local, a parameter, or a field of the object a method runs
+        on) bound to __shared__ memory (`Storage& s` handed the block's `__shared__ Storage`,
+        a `TempStorage& temp` field a constructor bound to it)? Its reads and stores are then
+        the block's shared cells, not a variable of this thread."""
+        return self._shared_binding(node) is not None
+
+    def _shared_binding(self, node: Node) -> Value | None:
+        """For a reference bound to shared memory (see _bound_to_shared): the value of what
+        it was bound to (where that is a thread's own cell, `cells[threadIdx.x]`, the
+        thread's). None for anything else."""
+        decl = node.decl
+        if decl is None or "&" not in (decl.type or ""):
+            return None
+        if node.kind == "DECL_REF_EXPR" and decl.storage in ("local", "param"):
+            key = decl.key
+        elif node.kind == "MEMBER_REF_EXPR":
+            key = _own_field_key(node)
+        else:
+            key = None
+        bound = self.env.get(key) if key is not None else None
+        return bound if bound is not None and bound.block_shared else None
 
     def _e_default(self, node: Node) -> Value:
         return join_all(self.eval(c) for c in node.children) if node.children else UNIFORM
@@ -990,7 +1045,7 @@ class _FunctionAnalyzer:
             self.record(base, UNIFORM)
             return self._builtin(base.decl.name, node.spelling, node.line)
         own = _own_field_key(node)
-        if own is not None and self.object_in_shared:
+        if own is not None and (self.object_in_shared or self._bound_to_shared(node)):
             return self._load(node)
         if own is not None:
             # A field of the object a method runs on: what this method stored there, else
@@ -1013,8 +1068,11 @@ class _FunctionAnalyzer:
             decl = node.decl
             if decl is None:
                 return UNIFORM, None, "unknown"
-            if decl.storage == "local" and "&" in decl.type and self._lvalue_in_shared(node):
-                return UNIFORM, None, "shared"  # a reference bound to shared memory
+            bound = self._shared_binding(node) if decl.storage in ("local", "param") else None
+            if bound is not None:
+                # a reference bound to shared memory: where it was bound (a thread's own cell
+                # is the thread's)
+                return Value(bound.level, origin=bound.origin), None, "shared"
             if decl.storage in ("local", "param"):
                 # a pointer (an array parameter, `int x[]`, is one too): its value is the address
                 if "*" in decl.type and "[" not in decl.type or decl.storage == "param" and "[" in decl.type:
@@ -1042,8 +1100,14 @@ class _FunctionAnalyzer:
             return base_addr.join(idx), var, mem
         own = _own_field_key(node) if kind == "MEMBER_REF_EXPR" else None
         if own is not None:
-            # the object's own field: one shared word when the object is __shared__
-            return (UNIFORM, None, "shared") if self.object_in_shared else (UNIFORM, own, "local")
+            # the object's own field: one shared word when the object is __shared__, or where
+            # a reference field is bound to shared memory
+            if self.object_in_shared:
+                return UNIFORM, None, "shared"
+            bound = self._shared_binding(node)
+            if bound is not None:
+                return Value(bound.level, origin=bound.origin), None, "shared"
+            return UNIFORM, own, "local"
         if kind == "MEMBER_REF_EXPR" and node.children:
             base = node.children[0]
             if base.type.endswith("*") or "->" in node.spelling:
@@ -1136,14 +1200,16 @@ class _FunctionAnalyzer:
                 if variable is not None:
                     self._assign(variable, part, compound=False)
             return
-        if t.kind == "DECL_REF_EXPR" and t.decl is not None and t.decl.storage in ("local", "param"):
+        if t.kind == "DECL_REF_EXPR" and t.decl is not None and t.decl.storage in ("local", "param") \
+                and not self._bound_to_shared(t):
             if compound:
                 value = self.env.get(t.decl.key, UNIFORM).join(value)
                 value = replace(value, const=None, lane_linear=False, aligned=False, per_thread=None)
             self._define(t.decl.key, t.decl.name, t.line, value, strong=True)
             self._store_through_reference(t.decl, value)
             return
-        own = _own_field_key(t) if t.kind == "MEMBER_REF_EXPR" and not self.object_in_shared else None
+        own = _own_field_key(t) if t.kind == "MEMBER_REF_EXPR" and not self.object_in_shared \
+            and not self._bound_to_shared(t) else None
         if own is not None:
             # A scalar field of the method's object: tracked like a local here; the caller's
             # object changes with it (the object lives outside the call).
@@ -1185,6 +1251,8 @@ class _FunctionAnalyzer:
             self.out_level = max(self.out_level, value.level, level)
             root = _written_parameter(t) or "*"
             self.out_through[root] = max(self.out_through.get(root, Level.UNIFORM), value.level, level)
+            stores = self.param_stores.setdefault(root, {})
+            stores[t.id] = max(stores.get(t.id, Level.UNIFORM), value.level, level)
 
     def _e_BINARY_OPERATOR(self, node):
         op = node.op
@@ -1396,6 +1464,7 @@ class _FunctionAnalyzer:
         template_values: tuple[tuple[str, int], ...] = ()
         if callee is not None:
             arg_values = self._with_default_arguments(args, arg_values, callee)
+            arg_values = self._references_to_shared(callee, args, arg_values)
             template_values = self._written_template_values(node, callee)
         obj = None
         fields = None
@@ -1404,6 +1473,9 @@ class _FunctionAnalyzer:
             obj = self.eval(obj_node)
             if callee is not None and callee.body is not None and not callee.is_lambda:
                 fields = self._constructed_fields(obj_node)
+        if callee is not None and callee.body is not None and not callee.is_lambda and fields is None \
+                and _on_this_object(node, obj_node):
+            fields = self._own_fields_handed_on()
         if decl is not None and decl.name == "operator=" and obj_node is not None and len(arg_values) == 1 \
                 and _tied_variables(obj_node) is not None:
             self._assign(obj_node, arg_values[0], compound=False)
@@ -1513,7 +1585,26 @@ class _FunctionAnalyzer:
         if ctor is None or not ctor.member_inits:
             return None
         fields = self._member_init_values(ctor, call_args(obj))
-        return fields if any(v.level > Level.UNIFORM for v in fields.values()) else None
+        return fields if any(v.level > Level.UNIFORM or v.block_shared for v in fields.values()) else None
+
+    def _own_fields_handed_on(self) -> dict[str, Value] | None:
+        """For a call of another method on the same object (`step()` inside `run()`): the
+        object's fields as this method knows them, where one is thread-dependent or a
+        reference bound to shared memory; None where all are uniform (the callee then
+        assumes so too, and its analysis is shared by every such call)."""
+        fields = {k: v for k, v in self.env.items() if k.startswith("this::")}
+        return fields if any(v.level > Level.UNIFORM or v.block_shared for v in fields.values()) else None
+
+    def _references_to_shared(self, callee: Function, args: list[Node], values: list[Value]) -> list[Value]:
+        """The argument values, those bound to a reference parameter of the callee marked
+        where the argument is an lvalue in shared memory (`reduce(s_storage)`): the callee's
+        reads and stores through that parameter are the block's shared cells."""
+        out = list(values)
+        for i, (param, arg) in enumerate(zip(callee.params, args)):
+            if i < len(out) and "&" in (param.type or "") and not out[i].block_shared \
+                    and self._lvalue_in_shared(arg):
+                out[i] = self.record(arg, replace(out[i], block_shared=True))
+        return out
 
     def _member_init_values(self, ctor: Function, args: list[Node]) -> dict[str, Value]:
         """The values a constructor's member initializers give its fields (`this::<field
@@ -1524,8 +1615,9 @@ class _FunctionAnalyzer:
         self.env, self.recording = dict(self.env), False
         fields: dict[str, Value] = {}
         try:
-            for param, arg in zip(ctor.params, args):
-                self.env[param.key] = self.eval(arg)
+            values = self._references_to_shared(ctor, args, [self.eval(a) for a in args])
+            for param, value in zip(ctor.params, values):
+                self.env[param.key] = value
             for field_key, init in ctor.member_inits.items():
                 value = self.eval(init)
                 self.env["this::" + field_key] = value  # later initializers may read it
@@ -1630,6 +1722,10 @@ class _FunctionAnalyzer:
         for i, a in enumerate(args):
             through = sub.out_through.get(callee.params[i].key, Level.UNIFORM) if i < len(callee.params) \
                 else Level.UNIFORM
+            overwritten = sub.overwritten_through.get(callee.params[i].key) if i < len(callee.params) else None
+            extent = _local_array_extent(a)
+            if overwritten is not None and extent is not None and extent <= overwritten[0]:
+                through = overwritten[1]  # every element the caller has was stored last by that loop
             level = max(anywhere, through)
             origin = Origin(((f"what '{callee.name}' stores through its argument", line),)) \
                 if level > Level.UNIFORM else None
@@ -1851,6 +1947,70 @@ def _pointer_of(key: str) -> str:
     return key.split("->", 1)[0]
 
 
+def _filling_loop(loop: Node, param_key: str, values: dict[int, Value]) -> tuple[int, Node] | None:
+    """(N, the store) for `for (i = 0; i < N; ++i) { ... p[i] = v; ... }` with N a constant and
+    the store made on every trip (not under a branch) to the parameter p; None otherwise."""
+    init, cond, inc, body = (loop.child_by_role(r) for r in ("init", "cond", "inc", "body"))
+    if init is None or cond is None or inc is None or body is None:
+        return None
+    counter = None
+    for n in init.walk():
+        if n.kind == "VAR_DECL" and n.decl is not None and n.children:
+            value = values.get(n.children[-1].id)
+            counter = n.decl.key if value is not None and value.const == 0 else None
+    cond = strip_wrappers(cond)
+    if counter is None or cond.kind != "BINARY_OPERATOR" or cond.op != "<" or len(cond.children) != 2:
+        return None
+    bound = values.get(cond.children[1].id)
+    if not _names_key(cond.children[0], counter) or bound is None or not isinstance(bound.const, int):
+        return None
+    inc = strip_wrappers(inc)
+    if not (inc.kind == "UNARY_OPERATOR" and inc.op in ("++", "post++") and inc.children
+            and _names_key(inc.children[0], counter)):
+        return None
+    statements = body.children if body.kind == "COMPOUND_STMT" else [body]
+    for stmt in statements:
+        stmt = strip_wrappers(stmt)
+        if stmt.kind == "BINARY_OPERATOR" and stmt.op == "=" and len(stmt.children) == 2:
+            target = strip_wrappers(stmt.children[0])
+            if target.kind == "ARRAY_SUBSCRIPT_EXPR" and len(target.children) == 2 \
+                    and _names_key(target.children[0], param_key) and _names_key(target.children[1], counter):
+                return bound.const, target
+    return None
+
+
+def _local_array_extent(arg: Node) -> int | None:
+    """The element count of a local array handed to a pointer parameter (`int counts[4]`)."""
+    array = strip_wrappers(arg)
+    if array.kind != "DECL_REF_EXPR" or array.decl is None or array.decl.storage != "local":
+        return None
+    m = re.fullmatch(r"[^\[]*\[(\d+)\]", array.decl.type or "")
+    return int(m.group(1)) if m else None
+
+
+def _names_key(node: Node, key: str) -> bool:
+    node = strip_wrappers(node)
+    return node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.key == key
+
+
+def _inside(node_id: int, stmt: Node) -> bool:
+    return any(n.id == node_id for n in stmt.walk())
+
+
+def _before(body: Node, node_id: int, stmt: Node) -> bool:
+    node = next((n for n in body.walk() if n.id == node_id), None)
+    return node is not None and node.end <= stmt.start
+
+
+def _on_this_object(call: Node, obj_node: Node | None) -> bool:
+    """Is the call a method call on the object the caller runs on (`step()`, `this->step()`)?"""
+    member = strip_wrappers(call.children[0]) if call.children else None
+    if member is None or member.kind != "MEMBER_REF_EXPR" or member.decl is None \
+            or member.decl.storage != "function":
+        return False
+    return obj_node is None or strip_wrappers(obj_node).kind == "CXX_THIS_EXPR"
+
+
 def _own_field_key(node: Node) -> str | None:
     """The environment key of ``field`` / ``this->field`` inside a method (the object the
     method runs on), None for other member accesses."""
@@ -1882,6 +2042,9 @@ def _assigned_keys(items: list[Node], declarations: bool = True) -> tuple[set[st
         pointer_field = False  # the pointer stored through is a field of a struct value
         while n.kind in _CASTS or n.kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR"):
             own = _own_field_key(n) if n.kind == "MEMBER_REF_EXPR" else None
+            if own is not None and "&" in (n.decl.type or ""):
+                stores.add(own)  # through a reference field: into what it is bound to
+                return None
             if own is not None:
                 return own
             if not n.children:
@@ -1892,8 +2055,9 @@ def _assigned_keys(items: list[Node], declarations: bool = True) -> tuple[set[st
                 pointer_field = True
             n = n.children[0]
         if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage in ("local", "param"):
-            if through or n.decl.storage == "local" and "&" in n.decl.type:
-                # (a store through a reference is a store into what it is bound to)
+            if through or "&" in n.decl.type:
+                # (a store through a reference is a store into what it is bound to: the
+                # block's shared cells where it is bound to shared memory)
                 # `p[i] = v` through a local pointer: p stands for what it points at; through
                 # a struct's pointer field (`page.out[i] = v`) the struct itself is unchanged
                 if not pointer_field:

@@ -35,8 +35,11 @@ class MaskMismatch(Check):
         message = (f"the mask of {site.prim.name} leaves out a lane that executes the call: thread "
                    f"({x}, {y}, {z}) is lane {lane} of its warp and passes mask 0x{mask:08x}; every "
                    f"calling lane must be in the mask")
-        notes = [ctx.note(node, f"the mask is computed at run time here (block shape "
-                                f"{'x'.join(map(str, ctx.uniformity.shape_of(root).block_dim))})")]
+        shape = 'x'.join(map(str, ctx.uniformity.shape_of(root).block_dim))
+        constant = mask_constant(site.arg_values[0].const) is not None if site.arg_values else False
+        notes = [ctx.note(node, f"which lanes make the call depends on values known at run time; "
+                                f"the block shape is {shape}" if constant else
+                                f"the mask is computed at run time here (block shape {shape})")]
         return ctx.finding(self, node, message, site.function.name, notes)
 
     def _shifted_arguments(self, ctx: CheckContext, site, node, how: str):
@@ -115,6 +118,15 @@ class MaskMismatch(Check):
                     yield ctx.finding(self, node, f"mask 0x00000000 of {site.prim.name} names no lane: "
                                                   f"every lane that executes the call is outside its "
                                                   f"own mask", site.function.name)
+                    continue
+                # which lanes run it is not known lane by lane (a loop over the data, a test
+                # of a value read at run time): is there a lane outside the mask among those
+                # the call's conditions admit?
+                finding = self._caller_outside_mask(ctx, site, frames, node) \
+                    if masks(0) not in (None, FULL_MASK) else None
+                if finding is not None:
+                    reported.add(site.node.id)
+                    yield finding
                 continue
             for warp, active in enumerate(lanes):
                 m = masks(warp)

@@ -71,6 +71,9 @@ class Function:
     is_lambda: bool = False
     # Constructors: the member initializer list, field key -> initializer expression.
     member_inits: dict = field(default_factory=dict)
+    # Constructors: the fields among member_inits that are references (their initializer
+    # binds the reference: no access to what it names).
+    reference_members: set = field(default_factory=set)
     launch_bounds: int | None = None
     # A bound written as an expression clang could not give a number for (a generic
     # template's `__launch_bounds__(nthreads(type))`): blockDim.x*y*z <= its value.
@@ -809,6 +812,8 @@ class ProgramBuilder:
             target = self.lowerer.decl_of(member.referenced)
             if target is not None:
                 fn.member_inits[target.key] = self.lowerer.lower(init)
+                if "&" in (target.type or ""):
+                    fn.reference_members.add(target.key)
         fn._constexpr_probe = lambda: _declared_constexpr(self.parsed.tu, cursor)
         if fn.kind in ("host", "host_device"):
             self._host_bodies[fn.key] = body_cursor
