@@ -1207,6 +1207,17 @@ class KernelAccesses:
         obj = _strip(node.children[0]) if node.children else None
         if obj is None or obj.kind == "CXX_THIS_EXPR":
             return scope.bound(node)
+        for _ in range(8):
+            # `cta->storage` with `cta` a parameter handed the caller's `this` (or handed on)
+            if obj.kind != "DECL_REF_EXPR" or obj.decl is None or obj.decl.storage != "param" \
+                    or not C.is_pointer_type(obj.decl.type) or obj.decl.key not in scope.bindings:
+                break
+            arg, caller = scope.bindings[obj.decl.key]
+            if caller is None:
+                return None
+            obj, scope = _strip(arg), caller
+            if obj.kind == "CXX_THIS_EXPR":
+                return scope.bindings.get(node.decl.key)
         if obj.kind != "DECL_REF_EXPR" or obj.decl is None or obj.decl.storage != "local":
             return None
         return self._constructed_fields(obj, scope).get(node.decl.key)

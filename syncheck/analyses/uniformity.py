@@ -842,7 +842,7 @@ class _FunctionAnalyzer:
         if kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR") and n.children:
             base = n.children[0]
             if _through_pointer(n):
-                return self._into_shared(base)
+                return self._into_shared(base) or kind == "MEMBER_REF_EXPR" and self._bound_to_shared(n)
             return self._lvalue_in_shared(base)
         if kind == "UNARY_OPERATOR" and n.op == "*" and n.children:
             return self._into_shared(n.children[0])
@@ -865,7 +865,9 @@ class _FunctionAnalyzer:
         if node.kind == "DECL_REF_EXPR" and decl.storage in ("local", "param"):
             key = decl.key
         elif node.kind == "MEMBER_REF_EXPR":
-            key = _own_field_key(node)
+            # the object's own field, or one of the object a pointer names (`cta->storage`
+            # with `cta` handed `this`)
+            key = _own_field_key(node) or _pointee_field_key(node)
         else:
             key = None
         bound = self.env.get(key) if key is not None else None
@@ -1045,7 +1047,7 @@ class _FunctionAnalyzer:
             self.record(base, UNIFORM)
             return self._builtin(base.decl.name, node.spelling, node.line)
         own = _own_field_key(node)
-        if own is not None and (self.object_in_shared or self._bound_to_shared(node)):
+        if own is not None and self.object_in_shared or self._bound_to_shared(node):
             return self._load(node)
         if own is not None:
             # A field of the object a method runs on: what this method stored there, else
@@ -1110,6 +1112,9 @@ class _FunctionAnalyzer:
             return UNIFORM, own, "local"
         if kind == "MEMBER_REF_EXPR" and node.children:
             base = node.children[0]
+            bound = self._shared_binding(node)
+            if bound is not None:
+                return Value(bound.level, origin=bound.origin), None, "shared"  # `cta->storage`
             if base.type.endswith("*") or "->" in node.spelling:
                 field = _pointee_field_key(node)
                 stored = self.env.get(field) if field is not None else None
@@ -1476,6 +1481,8 @@ class _FunctionAnalyzer:
         if callee is not None and callee.body is not None and not callee.is_lambda and fields is None \
                 and _on_this_object(node, obj_node):
             fields = self._own_fields_handed_on()
+        if callee is not None and callee.body is not None and not callee.is_lambda and fields is None:
+            fields = self._object_handed_by_pointer(callee, args)
         if decl is not None and decl.name == "operator=" and obj_node is not None and len(arg_values) == 1 \
                 and _tied_variables(obj_node) is not None:
             self._assign(obj_node, arg_values[0], compound=False)
@@ -1594,6 +1601,28 @@ class _FunctionAnalyzer:
         assumes so too, and its analysis is shared by every such call)."""
         fields = {k: v for k, v in self.env.items() if k.startswith("this::")}
         return fields if any(v.level > Level.UNIFORM or v.block_shared for v in fields.values()) else None
+
+    def _object_handed_by_pointer(self, callee: Function, args: list[Node]) -> dict[str, Value] | None:
+        """For a function handed the caller's object by pointer (`Iterate::Expand(this,
+        tile)`): its fields as the caller knows them, as the fields of what the parameter
+        points at (`cta->storage`), where one is a reference bound to shared memory or
+        thread-dependent; None otherwise."""
+        out = {}
+        for param, arg in zip(callee.params, args):
+            arg = strip_wrappers(arg)
+            if "*" not in (param.type or ""):
+                continue
+            if arg.kind == "CXX_THIS_EXPR":
+                fields = {k[len("this::"):]: v for k, v in (self._own_fields_handed_on() or {}).items()}
+            elif arg.kind == "DECL_REF_EXPR" and arg.decl is not None and arg.decl.storage in ("local", "param"):
+                # a pointer handed on (`Next::Expand(cta, tile)`): what its pointee's fields hold
+                prefix = arg.decl.key + "->"
+                fields = {k[len(prefix):]: v for k, v in self.env.items() if k.startswith(prefix)}
+            else:
+                continue
+            if any(v.level > Level.UNIFORM or v.block_shared for v in fields.values()):
+                out.update({f"{param.key}->{k}": v for k, v in fields.items()})
+        return out or None
 
     def _references_to_shared(self, callee: Function, args: list[Node], values: list[Value]) -> list[Value]:
         """The argument values, those bound to a reference parameter of the callee marked
