@@ -1997,6 +1997,13 @@ def _filling_loop(loop: Node, param_key: str, values: dict[int, Value]) -> tuple
     if not (inc.kind == "UNARY_OPERATOR" and inc.op in ("++", "post++") and inc.children
             and _names_key(inc.children[0], counter)):
         return None
+    for n in body.walk():
+        if n.kind in ("BREAK_STMT", "CONTINUE_STMT", "RETURN_STMT", "GOTO_STMT"):
+            return None  # a trip may end before the store, or the loop before the last element
+        if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR", "UNARY_OPERATOR") \
+                and (n.op in ASSIGN_OPS or n.op in ("++", "--", "post++", "post--")) and n.children \
+                and _names_key(n.children[0], counter):
+            return None  # the counter stepped in the body as well
     statements = body.children if body.kind == "COMPOUND_STMT" else [body]
     for stmt in statements:
         stmt = strip_wrappers(stmt)
