@@ -580,22 +580,24 @@ class _FunctionAnalyzer:
         every other store through them (see FunctionAnalysis.overwritten_through)."""
         out: dict[str, tuple[int, Level]] = {}
         body = self.fn.body
-        if body is None:
+        roots = [r for r in self.param_stores if r != "*"]
+        if body is None or not roots:
             return out
-        for root, stores in self.param_stores.items():
-            if root == "*":
-                continue
-            loops = [s.children[0] if s.kind == "UNEXPOSED_STMT" and len(s.children) == 1 else s
-                     for s in body.children]  # (`#pragma unroll` wraps its loop)
-            for loop in reversed([s for s in loops if s.kind == "FOR_STMT"]):
+        tops = [s.children[0] if s.kind == "UNEXPOSED_STMT" and len(s.children) == 1 else s
+                for s in body.children]  # (`#pragma unroll` wraps its loop)
+        loops = [s for s in tops if s.kind == "FOR_STMT"]
+        ends = {n.id: n.end for n in body.walk()}  # where each store ends
+        for root in roots:
+            stores = self.param_stores[root]
+            for loop in reversed(loops):
                 filled = _filling_loop(loop, root, self.result.values)
                 if filled is None:
                     continue
                 count, store = filled
-                later = [i for i in stores if i != store.id and not _inside(i, loop)]
-                if all(_before(body, i, loop) for i in later) and store.id in stores:
-                    inside = [lvl for i, lvl in stores.items() if _inside(i, loop)]
-                    out[root] = (count, max(inside))
+                in_loop = {n.id for n in loop.walk()}
+                if store.id in stores and all(i in in_loop or ends.get(i, loop.end) <= loop.start
+                                              for i in stores):
+                    out[root] = (count, max(lvl for i, lvl in stores.items() if i in in_loop))
                 break
         return out
 
@@ -2027,15 +2029,6 @@ def _local_array_extent(arg: Node) -> int | None:
 def _names_key(node: Node, key: str) -> bool:
     node = strip_wrappers(node)
     return node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.key == key
-
-
-def _inside(node_id: int, stmt: Node) -> bool:
-    return any(n.id == node_id for n in stmt.walk())
-
-
-def _before(body: Node, node_id: int, stmt: Node) -> bool:
-    node = next((n for n in body.walk() if n.id == node_id), None)
-    return node is not None and node.end <= stmt.start
 
 
 def _on_this_object(call: Node, obj_node: Node | None) -> bool:
