@@ -17,6 +17,8 @@ for the others (for a shift, the promoted left operand's).
 
 from __future__ import annotations
 
+import re
+
 import math
 from dataclasses import dataclass
 
@@ -81,6 +83,12 @@ def is_pointer_type(spelling: str) -> bool:
         if t.endswith(qualifier):
             t = t[:-len(qualifier)].rstrip()
     return t.endswith("*")
+
+
+def is_array_type(spelling: str) -> bool:
+    """An array type's spelling (`float [4]`, `int [8][8]`), not a pointer or reference to
+    an array (`float (*)[4]`, `int (&)[8]`), whose variable holds an address."""
+    return "[" in spelling and not re.search(r"\(\s*[*&]", spelling)
 
 
 def int_type(spelling: str) -> IntType | None:

@@ -247,7 +247,6 @@ class LaunchShapes:
 # A launch relation: an expression over the kernel's parameters, as a small tree:
 # ("param", key) | ("const", value) | (operator, left, right).
 _OPERATORS = ("+", "-", "*", "/", "%")
-_COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 
@@ -478,6 +477,7 @@ def launch_argument_facts(program: Program, launch: LaunchSite, kernel: Function
             out.add(("==", ("%", ("param", param.key), ("const", divisor)), ("const", 0)))
     stable = unchanged_variables(host, {l.node.id for l in program.launches})
     out |= _block_bounded_by_arguments(launch, kernel, hv, stable)
+    out |= _arguments_bounded_below(launch, kernel, hv, stable)
     checks = checks_before(host, launch.node)
     if not checks:
         return out
@@ -496,6 +496,7 @@ def launch_argument_facts(program: Program, launch: LaunchSite, kernel: Function
 
 
 _MIN_FUNCTIONS = ("min", "umin", "imin", "llmin", "ullmin")
+_MAX_FUNCTIONS = ("max", "umax", "imax", "llmax", "ullmax")
 
 
 def _block_bounded_by_arguments(launch: LaunchSite, kernel: Function, hv: HostValues,
@@ -515,10 +516,33 @@ def _block_bounded_by_arguments(launch: LaunchSite, kernel: Function, hv: HostVa
     for axis, expr in enumerate(axes):
         if expr is None:
             continue
-        for operand in _min_operands(expr, hv, stable, 0):
+        for operand in _extremum_operands(expr, hv, stable, 0, _MIN_FUNCTIONS):
             param = arguments.get(_settled_key(operand, hv, stable))
             if param is not None:
                 out.add(("<=", ("block", axis), ("param", param)))
+    return out
+
+
+def _arguments_bounded_below(launch: LaunchSite, kernel: Function, hv: HostValues,
+                             stable: set[str]) -> set[tuple]:
+    """`stride = std::max(warps, size / 4); k<<<g, dim3(size, rows), ...>>>(..., size, warps,
+    stride)`: an argument that is a maximum is at least each of its operands (a per-row part's
+    stride is at least the elements the row's threads index in it), each operand read over
+    the other arguments and constants, through the host function's locals that keep their
+    one value."""
+    if launch.api != "<<<>>>" or len(launch.args) != len(kernel.params):
+        return set()
+    out: set[tuple] = set()
+    for i, (param, arg) in enumerate(zip(kernel.params, launch.args)):
+        operands = _extremum_operands(arg, hv, stable, 0, _MAX_FUNCTIONS)
+        if not operands:
+            continue
+        others = {_settled_key(a, hv, stable): p.key
+                  for j, (a, p) in enumerate(zip(launch.args, kernel.params)) if j != i}
+        for operand in operands:
+            form = _kernel_terms(_settled(operand, hv, stable), others, hv, constants_first=True, stable=stable)
+            if form is not None and (form[0] == "const" or _names_parameter(form)):
+                out.add((">=", ("param", param.key), form))
     return out
 
 
@@ -539,10 +563,12 @@ def _settled_key(expr: Node, hv: HostValues, stable: set[str]) -> tuple:
     return structural_key(_settled(expr, hv, stable))
 
 
-def _min_operands(expr: Node, hv: HostValues, stable: set[str], depth: int) -> list[Node]:
-    """The operands of a minimum (`std::min(a, std::min(b, c))`: a, b and c) the value is."""
+def _extremum_operands(expr: Node, hv: HostValues, stable: set[str], depth: int,
+                       functions: tuple[str, ...]) -> list[Node]:
+    """The operands of a minimum or maximum (``functions``: their names) the value is
+    (`std::min(a, std::min(b, c))`: a, b and c)."""
     node = _settled(expr, hv, stable)
-    if depth > 4 or node.kind != "CALL_EXPR" or node.decl is None or node.decl.name not in _MIN_FUNCTIONS:
+    if depth > 4 or node.kind != "CALL_EXPR" or node.decl is None or node.decl.name not in functions:
         return []
     args = [a for a in node.children[1:] if a.kind != "UNEXPOSED_EXPR" or a.children] \
         if len(node.children) > 2 else []
@@ -551,7 +577,7 @@ def _min_operands(expr: Node, hv: HostValues, stable: set[str], depth: int) -> l
     out = []
     for arg in args:
         out.append(arg)
-        out += _min_operands(arg, hv, stable, depth + 1)
+        out += _extremum_operands(arg, hv, stable, depth + 1, functions)
     return out
 
 

@@ -1500,10 +1500,15 @@ def _layout_facts(enc: Encoder, acc: Access) -> list:
       starts at or after the part it is carved from: n is not negative;
     - a thread's row (`s[t * w + 1]`, a run-time width w and a constant column) is wider than
       the columns the thread addresses in it: w > 1. Otherwise rows would overlap, and each
-      thread would address another's row, which is not what such an index means."""
+      thread would address another's row, which is not what such an index means;
+    - the part each row or warp of threads is given (`smem + threadIdx.y * stride`) is at
+      least one element long: a stride of 0 would hand every row the one part, which is not
+      what carving per-row parts means."""
     z3 = enc.z3
     facts = []
     for k, o in enumerate(acc.offsets):
+        if o.uniform_in is None and o.scale > 0:
+            facts.extend(_part_stride_facts(enc, o))
         if o.uniform_in is None or o.scale <= 0:
             continue
         try:
@@ -1530,6 +1535,27 @@ def _layout_facts(enc: Encoder, acc: Access) -> list:
         width = terms[thread.index(False)]
         facts.append(width > column)
     return facts
+
+
+def _part_stride_facts(enc: Encoder, offset: Offset) -> list:
+    """stride >= 1 for a thread-dependent offset that is a product `t * stride` (through the
+    locals it is defined by) whose other factor is the same for every thread and not a
+    constant."""
+    z3 = enc.z3
+    try:
+        term = enc.expr(offset.node, offset.scope)
+    except NotEncodable:
+        return []
+    if not z3.is_app_of(term, z3.Z3_OP_BMUL) or term.num_args() != 2:
+        return []
+    factors = [term.arg(0), term.arg(1)]
+    thread = [enc.names_thread(f) for f in factors]
+    if thread.count(True) != 1:
+        return []
+    stride = factors[thread.index(False)]
+    if z3.is_bv_value(z3.simplify(stride)):
+        return []
+    return [stride >= 1]
 
 
 def _part_position_facts(z3, enc: Encoder, acc: Access) -> list:

@@ -291,6 +291,34 @@ def _written_own_fields(body: Node) -> set[str]:
     return out
 
 
+def _stores_into_own_object(body: Node) -> bool:
+    """Does a method store into its own object: assign or step one of its fields, also through
+    a view of the field's address (`reinterpret_cast<float4*>(&mini)[0] = v`)?"""
+    for n in body.walk():
+        if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGN and n.children:
+            target = n.children[0]
+        elif n.kind == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--") and n.children:
+            target = n.children[0]
+        else:
+            continue
+        for _ in range(8):
+            target = _strip(target)
+            if target.kind in ("ARRAY_SUBSCRIPT_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_REINTERPRET_CAST_EXPR",
+                               "CXX_STATIC_CAST_EXPR") and target.children:
+                target = target.children[0] if target.kind == "ARRAY_SUBSCRIPT_EXPR" else target.children[-1]
+            elif target.kind == "UNARY_OPERATOR" and target.op in ("*", "&") and target.children:
+                target = target.children[0]
+            else:
+                break
+        while target.kind == "MEMBER_REF_EXPR" and target.children \
+                and _strip(target.children[0]).kind == "MEMBER_REF_EXPR":
+            target = _strip(target.children[0])  # `box.lo.x = v`: a field of a field
+        if target.kind == "MEMBER_REF_EXPR" and target.decl is not None and "&" not in (target.decl.type or "") \
+                and (not target.children or _strip(target.children[0]).kind == "CXX_THIS_EXPR"):
+            return True
+    return False
+
+
 def constructed_fields(program: Program, obj: Node | None, scope: Scope) -> dict:
     """The fields of an object built by a constructor call (directly or through a local
     defined once), each bound to what the constructor's member initializer stored; and the
@@ -307,6 +335,8 @@ def constructed_fields(program: Program, obj: Node | None, scope: Scope) -> dict
     if local is not None and local.kind == "DECL_REF_EXPR" and local.decl is not None:
         assigned = {k: (value, scope) for k, value in
                     scope.analysis.function.field_assignments().get(local.decl.key, {}).items()}
+        if local.decl.storage == "local" and scope.analysis.function.body is not None:
+            assigned = {**_init_call_fields(program, local.decl.key, scope), **assigned}
     obj = constructor_call(obj, scope.single_defs.get)
     if obj is None:
         return assigned
@@ -316,6 +346,80 @@ def constructed_fields(program: Program, obj: Node | None, scope: Scope) -> dict
     ctor_args = call_args(obj)
     ctor_scope = Scope(scope.analysis, {p.key: (a, scope) for p, a in zip(ctor.params, ctor_args)})
     return {**{field_key: (init, ctor_scope) for field_key, init in ctor.member_inits.items()}, **assigned}
+
+
+def field_binding(program: Program, node: Node, scope: Scope):
+    """(expression, scope) a field names in this calling context: `data` or `this->data`
+    inside a method, bound by the object's constructor; `view.data` of a local object whose
+    constructor (or the statements after its declaration, or the one init call handed its
+    address) set it; `cta->storage` or `self->data` through pointer parameters handed the
+    caller's `this` or the address of its local object. None for anything else."""
+    if node.kind != "MEMBER_REF_EXPR" or node.decl is None:
+        return None
+    obj = _strip(node.children[0]) if node.children else None
+    if obj is None or obj.kind == "CXX_THIS_EXPR":
+        return scope.bound(node)
+    for _ in range(8):
+        if obj.kind == "UNARY_OPERATOR" and obj.op == "&" and obj.children:
+            obj = _strip(obj.children[0])  # `&ranker` handed down: the local object itself
+            break
+        # `cta->storage` with `cta` a parameter handed the caller's `this` (or handed on)
+        if obj.kind != "DECL_REF_EXPR" or obj.decl is None or obj.decl.storage != "param" \
+                or not C.is_pointer_type(obj.decl.type) or obj.decl.key not in scope.bindings:
+            break
+        arg, caller = scope.bindings[obj.decl.key]
+        if caller is None:
+            return None
+        obj, scope = _strip(arg), caller
+        if obj.kind == "CXX_THIS_EXPR":
+            return scope.bindings.get(node.decl.key)
+    if obj.kind != "DECL_REF_EXPR" or obj.decl is None or obj.decl.storage != "local":
+        return None
+    return constructed_fields(program, obj, scope).get(node.decl.key)
+
+
+def _init_call_fields(program: Program, key: str, scope: Scope) -> dict:
+    """Fields of a local object that the one call handed its address right after its
+    declaration sets (`ranker_init(&ranker, ..., &scratch, tid)` with `self->scratch =
+    scratch;` a statement of the init function's body), where that assignment is the only
+    place in the program that writes the field: field key -> (value, the init call's scope)."""
+    fn = scope.analysis.function
+    counts = program.field_write_counts()
+    out: dict = {}
+    for block in fn.body.walk():
+        if block.kind != "COMPOUND_STMT":
+            continue
+        declared = False
+        for stmt in block.children:
+            if stmt.kind == "DECL_STMT":
+                declared = declared or any(d.kind == "VAR_DECL" and d.decl is not None and d.decl.key == key
+                                           for d in stmt.children)
+                continue
+            call = _strip(stmt)
+            if not declared or call.kind != "CALL_EXPR" or call.decl is None:
+                continue
+            args = call_args(call)
+            handed = [i for i, a in enumerate(args) if _address_of_local(a, key)]
+            callee = program.resolve_call(call.decl) if len(handed) == 1 else None
+            if callee is None or callee.body is None or handed[0] >= len(callee.params):
+                continue
+            param = callee.params[handed[0]].key
+            callee_scope = Scope(scope.analysis, {p.key: (a, scope) for p, a in bound_arguments(callee.params, args)})
+            for statement in callee.body.children:
+                n = _strip(statement)
+                if n.kind != "BINARY_OPERATOR" or n.op != "=" or len(n.children) != 2:
+                    continue
+                target = _strip(n.children[0])
+                base = _strip(target.children[0]) if target.kind == "MEMBER_REF_EXPR" and target.children else None
+                if base is not None and base.kind == "DECL_REF_EXPR" and base.decl is not None \
+                        and base.decl.key == param and target.decl is not None and counts.get(target.decl.key) == 1:
+                    out.setdefault(target.decl.key, (n.children[1], callee_scope))
+    return out
+
+
+def _address_of_local(arg: Node, key: str) -> bool:
+    n = _strip(arg)
+    return n.kind == "UNARY_OPERATOR" and n.op == "&" and bool(n.children) and _names_decl(_strip(n.children[0]), key)
 
 
 def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> Scope:
@@ -383,7 +487,7 @@ def _loop_counters(fn: Function, several: dict[int, tuple], single_init: dict[st
             continue
         update = steps[0]
         start = defs[0] if defs[1] is update else defs[1]
-        if start.kind == "VAR_DECL" and start.children and "[" not in start.type:
+        if start.kind == "VAR_DECL" and start.children and not C.is_array_type(start.type):
             init = start.children[-1]
         elif start.kind == "BINARY_OPERATOR" and start.op == "=" and len(start.children) == 2:
             init = start.children[1]
@@ -780,7 +884,7 @@ def _definitions(fn: Function) -> tuple[dict[str, Node], set[str], dict[str, Nod
     for n in fn.body.walk():
         if n.kind == "VAR_DECL" and n.decl is not None:
             counts[n.decl.key] = counts.get(n.decl.key, 0) + 1
-            if n.children and "[" not in n.type:
+            if n.children and not C.is_array_type(n.type):
                 init[n.decl.key] = n.children[-1]
         elif n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGN \
                 and n.children:
@@ -877,6 +981,10 @@ class KernelAccesses:
         # block code its launches run as one warp (races.py: _block_code_in_one_warp), once
         self.one_warp_block_code: bool | None = None
         self._returning: set[str] = set()  # functions whose returned pointer is being followed
+        # Every `extern __shared__ T buf[]` of a kernel and its helpers starts at the same
+        # byte: one location, keyed by the first such declaration met
+        self._dynamic_shared_key: str | None = None
+        self._object_stores: dict[str, bool] = {}  # method key -> stores into its own object
         self._field_keys: set[str] = set()  # object fields bound by a constructor
         self._naming_shared: dict[str, bool] = {}
         self._scoping: set[str] = set()  # functions whose out-parameters are being followed
@@ -1199,28 +1307,26 @@ class KernelAccesses:
         return constructed_fields(self.program, obj, scope)
 
     def _field_binding(self, node: Node, scope: Scope):
-        """(expression, scope) a field names in this calling context: `data` or `this->data`
-        inside a method, bound by the object's constructor, or `view.data` of a local object
-        whose constructor set it. None for anything else."""
-        if node.kind != "MEMBER_REF_EXPR" or node.decl is None:
-            return None
-        obj = _strip(node.children[0]) if node.children else None
-        if obj is None or obj.kind == "CXX_THIS_EXPR":
-            return scope.bound(node)
-        for _ in range(8):
-            # `cta->storage` with `cta` a parameter handed the caller's `this` (or handed on)
-            if obj.kind != "DECL_REF_EXPR" or obj.decl is None or obj.decl.storage != "param" \
-                    or not C.is_pointer_type(obj.decl.type) or obj.decl.key not in scope.bindings:
-                break
-            arg, caller = scope.bindings[obj.decl.key]
-            if caller is None:
-                return None
-            obj, scope = _strip(arg), caller
-            if obj.kind == "CXX_THIS_EXPR":
-                return scope.bindings.get(node.decl.key)
-        if obj.kind != "DECL_REF_EXPR" or obj.decl is None or obj.decl.storage != "local":
-            return None
-        return self._constructed_fields(obj, scope).get(node.decl.key)
+        return field_binding(self.program, node, scope)
+
+    def _stores_into_object(self, call: Node) -> bool:
+        """Is the call a method called on an element of an array (`a[i].set(v)`,
+        `a[i].box.load(v)`) that stores into its object? (The accesses of a method on a named
+        object, `state.step()` or `p->step()`, are followed field by field inside it.)"""
+        member = _strip(call.children[0]) if call.children else None
+        if member is None or member.kind != "MEMBER_REF_EXPR" or not member.children or call.decl is None:
+            return False
+        obj = _strip(member.children[0])
+        while obj.kind == "MEMBER_REF_EXPR" and obj.children and not C.is_pointer_type(_strip(obj.children[0]).type):
+            obj = _strip(obj.children[0])
+        if obj.kind != "ARRAY_SUBSCRIPT_EXPR":
+            return False
+        callee = self.program.resolve_call(call.decl)
+        if callee is None or callee.body is None or callee.is_lambda:
+            return False
+        if callee.key not in self._object_stores:
+            self._object_stores[callee.key] = _stores_into_own_object(callee.body)
+        return self._object_stores[callee.key]
 
     def _returned_pointer(self, call: Node, scope: Scope):
         """What a function that hands out shared memory returns (the SharedMemory<T>
@@ -1263,7 +1369,7 @@ class KernelAccesses:
                 # that struct's field
                 whole = self._shared_base(inner, scope)
                 if whole is not None:
-                    return whole[0], self._union_offsets(inner, scope)
+                    return whole[0], self._pointee_offsets(inner, scope) + self._union_offsets(inner, scope)
                 return None
             # the address of a whole array (`(float *) &smem`): where the array starts, as
             # the array itself decays to
@@ -1311,7 +1417,23 @@ class KernelAccesses:
                 arg, arg_scope = scope.bindings[base.decl.key]
                 return self._pointer_target(arg, arg_scope)
         arr = self._shared_base(base, scope)
-        return (arr[0], self._union_offsets(base, scope)) if arr is not None else None
+        return (arr[0], self._pointee_offsets(base, scope) + self._union_offsets(base, scope)) \
+            if arr is not None else None
+
+    def _pointee_offsets(self, node: Node, scope: Scope) -> list[Offset]:
+        """For a member reached through a pointer (`p->data`, `p->inner.cells`): where that
+        pointer points in its buffer (`p = &slots[threadIdx.x]`: threadIdx.x slots in), as
+        the offsets of its target; none for a member of a named variable."""
+        node = _strip(node)
+        for _ in range(8):
+            if node.kind != "MEMBER_REF_EXPR" or not node.children:
+                return []
+            base = _strip(node.children[0])
+            if C.is_pointer_type(base.type):
+                target = self._pointer_target(base, scope)
+                return [o for o in target[1] if not o.member] if target is not None else []
+            node = base
+        return []
 
     def _moved_pointer_target(self, definition, scope: Scope):
         """The target of a pointer at a use one definition reaches: its declaration's or
@@ -1319,7 +1441,7 @@ class KernelAccesses:
         definitions, a `++`, or any other change: not known (None)."""
         if definition is _SEVERAL:
             return None
-        if definition.kind == "VAR_DECL" and definition.children and "[" not in definition.type:
+        if definition.kind == "VAR_DECL" and definition.children and not C.is_array_type(definition.type):
             return self._pointer_target(definition.children[-1], scope)
         if definition.kind not in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") \
                 or len(definition.children) != 2:
@@ -1503,6 +1625,9 @@ class KernelAccesses:
             return None
         d = node.decl
         if d.storage == "shared":
+            if _is_dynamic_shared(d):
+                self._dynamic_shared_key = self._dynamic_shared_key or d.key
+                return self._dynamic_shared_key, d.name
             return d.key, d.name
         if d.key in scope.pointer_alias:
             key = scope.pointer_alias[d.key][0]
@@ -1686,6 +1811,9 @@ class KernelAccesses:
                 self._inline_call(node, point, gs, scope, depth, instance, local)
             if kind == "LAMBDA_EXPR":
                 continue
+            # a method that stores into its own object (`s_boxes[i].set(a, b)` on a shared
+            # element) writes the element it is called on
+            stores_into_object = kind == "CALL_EXPR" and self._stores_into_object(node)
             bound = _cub_storage_arguments(node) | self._reference_bindings(node) \
                 if kind in ("CALL_EXPR", "VAR_DECL") else set()
             if kind == "VAR_DECL" and node.decl is not None and node.decl.key in scope.reference_targets:
@@ -1698,6 +1826,9 @@ class KernelAccesses:
                 # a store through a wrapper, to a field of an element (`tile[i].x = v`) or into
                 # an array field of one (`tile[i].cells[k] = v`), stores to what it wraps: the
                 # element is written, not read
+                if stores_into_object and c is node.children[0]:
+                    stack.append((c, "update", gs, 7))
+                    continue
                 keep = mode in ("write", "update") and (kind in POINTER_WRAPPERS or (
                     kind == "MEMBER_REF_EXPR" and c is node.children[0] and "*" not in c.type) or (
                     kind == "ARRAY_SUBSCRIPT_EXPR" and c is node.children[0] and "[" in c.type))

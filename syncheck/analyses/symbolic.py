@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from syncheck.analyses import c_semantics as C
 from syncheck.analyses.levels import GROUP_THREADS, Level
 from syncheck.analyses.reaching_definitions import ASSIGN_OPS, COMPOUND_ASSIGN_OPS, INCOMING
-from syncheck.analyses.shared_memory import Scope
+from syncheck.analyses.shared_memory import Scope, field_binding
 from syncheck.analyses.solver_context import drop_side_context
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.calls import (bound_arguments, call_args, is_default_argument, reference_argument_positions,
@@ -397,7 +397,7 @@ class Encoder:
         """A field of the object a method runs on: what its constructor stored there, in
         this call; else, when it is the same for the whole block, an unknown both threads
         share."""
-        bound = scope.bound(node)
+        bound = scope.bound(node) or field_binding(self.program, node, scope)
         if bound is not None:
             return self.expr(bound[0], bound[1], depth + 1)
         constant = _constant_member(node, scope)
@@ -831,8 +831,13 @@ class Encoder:
             # modeled (constants; a halving or doubling loop counter, `tid ^ j` in a bitonic
             # step, is a constant shifted by the iteration count; a lane mask `(1 << lane) - 1`
             # is fixed by the thread). A proof may take any values: more only weakens it.
+            # One-bit masks are modeled too: `1 << k` for a run-time k is a power of two, and
+            # `t ^ (1 << k)` (a butterfly's partner), `t & (1 << k)`, `t | (1 << k)` flip,
+            # test or set that one bit: the solver can pick no value no k gives.
             if not self.exact(b, own_thread=True) and not (self.thread_shifts and op in ("<<", ">>")) \
-                    and self.proof_group is None and not (op == "^" and self._mixes_itself(a, b)):
+                    and self.proof_group is None and not (op == "^" and self._mixes_itself(a, b)) \
+                    and not (op == "<<" and _is_one(z3, a)) \
+                    and not (op in ("&", "|", "^") and (_one_bit_mask(z3, b) or _one_bit_mask(z3, a))):
                 raise NotEncodable()
         # the operand type's signedness picks division, remainder and `>>` (`0xffffffff >> n`
         # shifts zeros in: a mask, not -1)
@@ -937,8 +942,10 @@ class Encoder:
             return None
         params = tuple(site.arg_values[:len(callee.params)]) + tuple(
             UNIFORM for _ in callee.params[len(site.arg_values):])
+        # (with what the caller knew at the call: the fields of an object handed by pointer)
         sub = self.service.analyze(callee, params, shape=scope.analysis.shape,
-                                   template_values=site.template_values)
+                                   template_values=site.template_values,
+                                   outer_env=scope.analysis.call_envs.get(call.id))
         inner = function_scope(callee, sub, call_bindings(self.program, call, callee, site.args, scope, set()))
         return self.expr(final, inner, depth + 1)
 
@@ -1562,6 +1569,18 @@ _ZERO_INDEX.value = 0
 def _int(node: Node) -> "C.IntType | None":
     """The integer type of an expression (None: not an integer, or no type recorded)."""
     return C.int_type(node.type) if node.type else None
+
+
+def _is_one(z3, term) -> bool:
+    simple = z3.simplify(term)
+    return z3.is_bv_value(simple) and simple.as_long() == 1
+
+
+def _one_bit_mask(z3, term) -> bool:
+    """Is the term `1 << k` (through widening conversions)?"""
+    while z3.is_app_of(term, z3.Z3_OP_ZERO_EXT) or z3.is_app_of(term, z3.Z3_OP_SIGN_EXT):
+        term = term.arg(0)
+    return z3.is_app_of(term, z3.Z3_OP_BSHL) and _is_one(z3, term.arg(0))
 
 
 def _operation_type(node: Node) -> "C.IntType | None":

@@ -88,6 +88,10 @@ class FunctionAnalysis:
     # of the values stored, made at least as varying as the control they are stored under):
     # a constructor's body builds its object with them.
     field_values: dict[str, Value] = field(default_factory=dict)
+    # What the function stores in the fields of what its pointer parameters point at
+    # (`<param key>-><field key>` -> the join of the values stored, at least as varying as
+    # their control): an init function's `self->tid = tid` sets the caller's object.
+    pointee_field_values: dict[str, Value] = field(default_factory=dict)
     sites: list[Site] = field(default_factory=list)
     values: dict[int, Value] = field(default_factory=dict)
     block_controllers: dict[int, tuple[Controller, ...]] = field(default_factory=dict)
@@ -547,6 +551,7 @@ class _FunctionAnalyzer:
         self.out_through: dict[str, Level] = {}
         self.param_stores: dict[str, dict[int, Level]] = {}  # root -> store target id -> level
         self.field_values: dict[str, Value] = {}
+        self.pointee_field_values: dict[str, Value] = {}
         # Only the final pass records sites and values for the checks.
         self.recording = False
         self.latest: dict[int, Value] = {}
@@ -571,6 +576,7 @@ class _FunctionAnalyzer:
         self.result.out_through = self.out_through
         self.result.overwritten_through = self._overwritten_through()
         self.result.field_values = self.field_values
+        self.result.pointee_field_values = self.pointee_field_values
         self.result.cond_levels = {b: v.level for b, v in self.cond_values.items()}
         self.result.shape = self.shape
         return self.result
@@ -626,7 +632,8 @@ class _FunctionAnalyzer:
                     # A store through a pointer changes the pointee, not the pointer; the
                     # pointer stands for its pointee here, which differs between the threads
                     # unless it is the block's shared memory (whose readers the race rules judge).
-                    stored = {k for k in self.region_stores.get(a, ()) if _pointer_of(k) not in assigned
+                    stored = {k for k in (_stored_pointer_key(k, pe) for k in self.region_stores.get(a, ()))
+                              if k is not None and _pointer_of(k) not in assigned
                               and not (pe.get(_pointer_of(k)) is not None and pe[_pointer_of(k)].block_shared)}
                     elements = {k for k in pe if k in self.elements and self.elements[k][0] in assigned}
                     fields = {k for k in pe if _FIELD_OF in k and k.split(_FIELD_OF, 1)[0] in assigned}
@@ -1060,7 +1067,10 @@ class _FunctionAnalyzer:
         if field_key is not None and field_key in self.env:
             return self.env[field_key]  # `s.count` of a struct variable: what was stored there
         stored = self.env.get(_pointee_field_key(node) or "")
-        # `p->done` read back: what threads stored in that field of the pointee
+        # `p->done` read back: what threads stored in that field of the pointee (through a
+        # pointer the same for the block, exactly that: a shared address stays one)
+        if stored is not None and value.level == Level.UNIFORM and value.const is None:
+            return stored
         return value if stored is None else value.join(stored)
 
     def _address(self, node: Node) -> tuple[Value, str | None, str]:
@@ -1121,6 +1131,10 @@ class _FunctionAnalyzer:
                 field = _pointee_field_key(node)
                 stored = self.env.get(field) if field is not None else None
                 pointer = self.eval(base)
+                if pointer.block_shared and stored is None:
+                    # a field of a struct in the block's shared memory (`self->scratch->data`
+                    # with the scratch pointer one shared address)
+                    return pointer, None, "shared"
                 return (pointer if stored is None else pointer.join(stored)), None, "pointer"
             return self._address(base)
         if kind == "UNARY_OPERATOR" and node.op == "*" and node.children:
@@ -1260,6 +1274,11 @@ class _FunctionAnalyzer:
             self.out_through[root] = max(self.out_through.get(root, Level.UNIFORM), value.level, level)
             stores = self.param_stores.setdefault(root, {})
             stores[t.id] = max(stores.get(t.id, Level.UNIFORM), value.level, level)
+            pointee = _pointee_field_key(t)
+            if pointee is not None and _pointer_of(pointee) == root and not compound:
+                stored = value.at_least(level, self.ctrl_level()[1])
+                earlier = self.pointee_field_values.get(pointee)
+                self.pointee_field_values[pointee] = stored if earlier is None else earlier.join(stored)
 
     def _e_BINARY_OPERATOR(self, node):
         op = node.op
@@ -1516,6 +1535,7 @@ class _FunctionAnalyzer:
             sub = self.service.analyze(callee, params, shape=self.shape, outer_env=outer,
                                        template_values=template_values, object_in_shared=on_shared)
             self._taint_callee_out_args(args, sub, callee, node.line)
+            self._set_fields_through_addresses(args, sub, callee)
             owner = _value_owner(obj_node) if obj_node is not None and not callee.is_lambda else None
             if owner is not None:
                 for own_key, stored in sub.field_values.items():
@@ -1619,6 +1639,10 @@ class _FunctionAnalyzer:
             elif arg.kind == "DECL_REF_EXPR" and arg.decl is not None and arg.decl.storage in ("local", "param"):
                 # a pointer handed on (`Next::Expand(cta, tile)`): what its pointee's fields hold
                 prefix = arg.decl.key + "->"
+                fields = {k[len(prefix):]: v for k, v in self.env.items() if k.startswith(prefix)}
+            elif _address_taken(arg) is not None and _value_owner(_address_taken(arg)) is not None:
+                # the address of a local struct (`median(&state)`): what its fields hold
+                prefix = _value_owner(_address_taken(arg)) + _FIELD_OF
                 fields = {k[len(prefix):]: v for k, v in self.env.items() if k.startswith(prefix)}
             else:
                 continue
@@ -1761,6 +1785,21 @@ class _FunctionAnalyzer:
             origin = Origin(((f"what '{callee.name}' stores through its argument", line),)) \
                 if level > Level.UNIFORM else None
             self._taint_out_args([a], Value(level, origin=origin), callee, first=i)
+
+    def _set_fields_through_addresses(self, args: list[Node], sub: FunctionAnalysis, callee: Function) -> None:
+        """`init(&state, tid)` with `self->lane = tid` in init: the caller's local struct has
+        in that field what the callee stored there (its own value, as `state.lane = tid` would
+        give it), not only the taint of the whole variable."""
+        if not sub.pointee_field_values:
+            return
+        for param, arg in zip(callee.params, args):
+            owner = _value_owner(_address_taken(arg)) if _address_taken(arg) is not None else None
+            if owner is None:
+                continue
+            prefix = param.key + "->"
+            for key, stored in sub.pointee_field_values.items():
+                if key.startswith(prefix):
+                    self.env[owner + _FIELD_OF + key[len(prefix):]] = stored
 
     def _taint_out_args(self, args: list[Node], value: Value, callee: Function | None, first: int = 0) -> None:
         """``first``: the parameter position of ``args[0]``."""
@@ -1973,6 +2012,24 @@ def _value_field_key(node: Node) -> str | None:
     return None if owner is None else owner + _FIELD_OF + node.decl.key
 
 
+# Marks a store key as one through the pointer a pointee field holds (`p->buf` + marker).
+_THROUGH_HELD = "->*"
+
+
+def _stored_pointer_key(key: str, env: dict) -> str | None:
+    """The key a store through a pointer changes the value of, at a region's exit: for a
+    store through the pointer held in a pointee field, none where that pointer is the block's
+    shared memory (whose readers the race rules judge), else the local pointer the field is
+    reached through (it stands for what it points at); other keys as they are."""
+    if not key.endswith(_THROUGH_HELD):
+        return key
+    holder = key[:-len(_THROUGH_HELD)]
+    held = env.get(holder)
+    if held is not None and held.block_shared:
+        return None
+    return _pointer_of(holder)
+
+
 def _pointer_of(key: str) -> str:
     """The pointer's key of a pointee-field key (itself for any other key)."""
     return key.split("->", 1)[0]
@@ -2070,6 +2127,11 @@ def _assigned_keys(items: list[Node], declarations: bool = True) -> tuple[set[st
         through = False
         pointer_field = False  # the pointer stored through is a field of a struct value
         while n.kind in _CASTS or n.kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR"):
+            if through and n.kind == "MEMBER_REF_EXPR" and C.is_pointer_type(n.type) \
+                    and _pointee_field_key(n) is not None:
+                # `self->scratch->data[i] = v`: through the pointer held in that field
+                stores.add(_pointee_field_key(n) + _THROUGH_HELD)
+                return None
             own = _own_field_key(n) if n.kind == "MEMBER_REF_EXPR" else None
             if own is not None and "&" in (n.decl.type or ""):
                 stores.add(own)  # through a reference field: into what it is bound to

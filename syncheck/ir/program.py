@@ -227,6 +227,32 @@ class Program:
     _other_lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _pure: dict[str, bool] = field(default_factory=dict, repr=False)
     _global_keys: set[str] | None = field(default=None, repr=False)
+    _field_writes: dict[str, int] | None = field(default=None, repr=False)
+
+    def field_write_counts(self) -> dict[str, int]:
+        """Field key -> how many places in the functions' bodies assign, step or take the
+        address of that field (of any object): a field written at one place only is set
+        there and nowhere else."""
+        if self._field_writes is None:
+            counts: dict[str, int] = {}
+            for fn in self.functions.values():
+                if fn.body is None:
+                    continue
+                for n in fn.body.walk():
+                    target = None
+                    if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGNING \
+                            and n.children:
+                        target = n.children[0]
+                    elif n.kind == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--", "&") and n.children:
+                        target = n.children[0]
+                    while target is not None and target.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and target.children:
+                        target = target.children[-1]
+                    if target is not None and target.kind == "MEMBER_REF_EXPR" and target.decl is not None:
+                        counts[target.decl.key] = counts.get(target.decl.key, 0) + 1
+                for key in fn.member_inits:
+                    counts[key] = counts.get(key, 0) + 1
+            self._field_writes = counts
+        return self._field_writes
 
     def global_value_keys(self) -> set[str]:
         """Keys of the global and __constant__ variables the functions read."""
