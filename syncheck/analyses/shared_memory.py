@@ -239,6 +239,11 @@ def _at_start(target_offsets: list[Offset], pointer: Node, scope: "Scope") -> li
     return target_offsets or [Offset(_ZERO, scope, 1, element_unit(pointer))]
 
 
+# The binding key of the object a method is called on (`state.step()`: `state`, in the
+# caller's scope): its own fields (`pos`, `this->pos`) are that object's members.
+THIS_OBJECT = "<this object>"
+
+
 def call_bindings(program: Program, call: Node, callee: Function, args: list[Node], scope: Scope,
               field_keys: set[str]) -> dict:
     """What the callee's names stand for: its parameters bound to the arguments, and for a
@@ -262,8 +267,10 @@ def call_bindings(program: Program, call: Node, callee: Function, args: list[Nod
         obj = _strip(obj)
     if obj is None or obj.kind == "CXX_THIS_EXPR":
         # A call on the same object: the fields keep their bindings.
-        bindings.update({k: v for k, v in scope.bindings.items() if k in field_keys})
+        bindings.update({k: v for k, v in scope.bindings.items() if k in field_keys or k == THIS_OBJECT})
         return bindings
+    if obj.kind in ("DECL_REF_EXPR", "MEMBER_REF_EXPR"):
+        bindings[THIS_OBJECT] = (obj, scope)  # the object the method's own fields belong to
     fields = constructed_fields(program, obj, scope)
     if fields and callee.body is not None:
         # a field the method itself changes (`pos++`) holds the stored value only until then
@@ -373,7 +380,12 @@ def field_binding(program: Program, node: Node, scope: Scope):
         obj, scope = _strip(arg), caller
         if obj.kind == "CXX_THIS_EXPR":
             return scope.bindings.get(node.decl.key)
-    if obj.kind != "DECL_REF_EXPR" or obj.decl is None or obj.decl.storage != "local":
+    if obj.kind != "DECL_REF_EXPR" or obj.decl is None or obj.decl.storage not in ("local", "param"):
+        return None
+    if obj.decl.storage == "param" and (C.is_pointer_type(obj.decl.type)
+                                        or program.field_write_counts().get(node.decl.key, 0) != 1):
+        # (a struct handed by reference or by value, `step(ctx)`, stands for the caller's,
+        # where nothing but the one assignment the caller's binding comes from sets the field)
         return None
     return constructed_fields(program, obj, scope).get(node.decl.key)
 
@@ -1601,6 +1613,18 @@ class KernelAccesses:
     def _shared_base(self, node: Node, scope: Scope) -> tuple[str, str] | None:
         node = _strip(node)
         field = self._field_binding(node, scope)
+        if field is None and node.kind == "MEMBER_REF_EXPR" and node.spelling and THIS_OBJECT in scope.bindings \
+                and (not node.children or _strip(node.children[0]).kind == "CXX_THIS_EXPR"):
+            # a method's own field, called on a shared object (`block_input_begin.get()`
+            # returning `storage`): that object's member
+            obj, obj_scope = scope.bindings[THIS_OBJECT]
+            base = self._shared_base(obj, obj_scope)
+            if base is None:
+                return None
+            key = self._member_location(base[0], node)
+            if key != base[0]:
+                self.member_roots[key] = self.member_roots.get(base[0], base[0])
+            return key, f"{base[1]}.{node.spelling}"
         if field is not None:
             found = self._shared_base(*field)
             if found is None and "*" in node.type:

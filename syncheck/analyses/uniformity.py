@@ -92,6 +92,13 @@ class FunctionAnalysis:
     # (`<param key>-><field key>` -> the join of the values stored, at least as varying as
     # their control): an init function's `self->tid = tid` sets the caller's object.
     pointee_field_values: dict[str, Value] = field(default_factory=dict)
+    # What the function stores in scalar fields of the structs its reference parameters are
+    # bound to (`<param key>|field|<field key>` -> the join of the values stored, at least as
+    # varying as their control), and the reference parameters it stores through otherwise
+    # (the whole struct, an element, an array field): a caller's struct changes field by
+    # field where only the former happen (`ctx.buffer += dt` leaves `ctx.data` as it was).
+    reference_field_values: dict[str, Value] = field(default_factory=dict)
+    reference_whole_stores: set = field(default_factory=set)
     sites: list[Site] = field(default_factory=list)
     values: dict[int, Value] = field(default_factory=dict)
     block_controllers: dict[int, tuple[Controller, ...]] = field(default_factory=dict)
@@ -552,6 +559,8 @@ class _FunctionAnalyzer:
         self.param_stores: dict[str, dict[int, Level]] = {}  # root -> store target id -> level
         self.field_values: dict[str, Value] = {}
         self.pointee_field_values: dict[str, Value] = {}
+        self.reference_field_values: dict[str, Value] = {}
+        self.reference_whole_stores: set[str] = set()
         # Only the final pass records sites and values for the checks.
         self.recording = False
         self.latest: dict[int, Value] = {}
@@ -577,6 +586,8 @@ class _FunctionAnalyzer:
         self.result.overwritten_through = self._overwritten_through()
         self.result.field_values = self.field_values
         self.result.pointee_field_values = self.pointee_field_values
+        self.result.reference_field_values = self.reference_field_values
+        self.result.reference_whole_stores = self.reference_whole_stores
         self.result.cond_levels = {b: v.level for b, v in self.cond_values.items()}
         self.result.shape = self.shape
         return self.result
@@ -1228,6 +1239,8 @@ class _FunctionAnalyzer:
                 value = replace(value, const=None, lane_linear=False, aligned=False, per_thread=None)
             self._define(t.decl.key, t.decl.name, t.line, value, strong=True)
             self._store_through_reference(t.decl, value)
+            if t.decl.storage == "param" and "&" in (t.decl.type or ""):
+                self.reference_whole_stores.add(t.decl.key)
             return
         own = _own_field_key(t) if t.kind == "MEMBER_REF_EXPR" and not self.object_in_shared \
             and not self._bound_to_shared(t) else None
@@ -1247,12 +1260,13 @@ class _FunctionAnalyzer:
         addr, var, mem = self._address(t)
         if var is not None:
             base = _written_parameter(t)
+            field_key = _value_field_key(t)
             if base is not None:
                 # `r.count = v` through a reference parameter r
                 self._store_through_reference(_root_decl(t), value.join(Value(addr.level)))
+                self._note_reference_store(base, field_key, value, compound, _stores_through_pointer(t))
             name = t.spelling or "array"
             element = self._element(t)
-            field_key = _value_field_key(t)
             earlier = self.env.get(field_key, self.env.get(var)) if field_key is not None else None
             self._define(var, name, t.line, value.join(Value(addr.level, origin=addr.origin)), strong=False)
             if element is not None:
@@ -1632,7 +1646,16 @@ class _FunctionAnalyzer:
         out = {}
         for param, arg in zip(callee.params, args):
             arg = strip_wrappers(arg)
-            if "*" not in (param.type or ""):
+            if "*" not in (param.type or "") and "[" not in (param.type or ""):
+                # a struct handed by reference or by value (`step(ctx)` with `Context& ctx`):
+                # each field keeps its own value (a thread's point index does not make the
+                # data pointer beside it thread-dependent)
+                owner = _value_owner(arg)
+                if owner is not None:
+                    prefix = owner + _FIELD_OF
+                    fields = {k[len(prefix):]: v for k, v in self.env.items() if k.startswith(prefix)}
+                    if any(v.level > Level.UNIFORM or v.block_shared for v in fields.values()):
+                        out.update({f"{param.key}{_FIELD_OF}{k}": v for k, v in fields.items()})
                 continue
             if arg.kind == "CXX_THIS_EXPR":
                 fields = {k[len("this::"):]: v for k, v in (self._own_fields_handed_on() or {}).items()}
@@ -1762,6 +1785,23 @@ class _FunctionAnalyzer:
             return None
         return Level(max(arg_values[1].level, group_level(size)))
 
+    def _note_reference_store(self, param: str, field_key: str | None, value: Value, compound: bool,
+                              through_pointer: bool) -> None:
+        """Record a store through a reference parameter: into one scalar field of the struct
+        it is bound to (`r.count = v`), or otherwise (see reference_whole_stores); a store
+        through a pointer the struct holds (`r.data->x[i] = v`, ``through_pointer``) goes
+        where it points and leaves the struct as it was."""
+        if field_key is None or field_key.split(_FIELD_OF, 1)[0] != param:
+            if not through_pointer:
+                self.reference_whole_stores.add(param)
+            return
+        level, origin = self.ctrl_level()
+        stored = value.at_least(level, origin)
+        if compound:
+            stored = replace(stored, const=None, lane_linear=False, aligned=False, per_thread=None)
+        earlier = self.reference_field_values.get(field_key)
+        self.reference_field_values[field_key] = stored if earlier is None else earlier.join(stored)
+
     def _store_through_reference(self, decl, value: Value) -> None:
         """A store into what a non-const reference parameter is bound to: the caller's
         variable gets it (see _taint_callee_out_args)."""
@@ -1777,6 +1817,9 @@ class _FunctionAnalyzer:
         for i, a in enumerate(args):
             through = sub.out_through.get(callee.params[i].key, Level.UNIFORM) if i < len(callee.params) \
                 else Level.UNIFORM
+            if through > Level.UNIFORM and anywhere == Level.UNIFORM \
+                    and self._store_fields_through_reference(a, sub, callee.params[i].key):
+                continue
             overwritten = sub.overwritten_through.get(callee.params[i].key) if i < len(callee.params) else None
             extent = _local_array_extent(a)
             if overwritten is not None and extent is not None and extent <= overwritten[0]:
@@ -1785,6 +1828,23 @@ class _FunctionAnalyzer:
             origin = Origin(((f"what '{callee.name}' stores through its argument", line),)) \
                 if level > Level.UNIFORM else None
             self._taint_out_args([a], Value(level, origin=origin), callee, first=i)
+
+    def _store_fields_through_reference(self, arg: Node, sub: FunctionAnalysis, param: str) -> bool:
+        """A struct variable handed to a reference parameter that the callee stores through
+        only field by field: each field it stored joins what the callee stored there (the
+        others keep their values). False where the callee stores otherwise, or the argument is
+        no struct variable whose fields are tracked."""
+        owner = _value_owner(arg)
+        prefix = param + _FIELD_OF
+        stored = {k[len(prefix):]: v for k, v in sub.reference_field_values.items() if k.startswith(prefix)}
+        if owner is None or param in sub.reference_whole_stores or not stored:
+            return False
+        whole = self.env.get(owner, UNIFORM)
+        for field_key, value in stored.items():
+            key = owner + _FIELD_OF + field_key
+            self.env[key] = self.env.get(key, whole).join(value)
+        self._define(owner, arg.spelling or "struct", arg.line, join_all(stored.values()), strong=False)
+        return True
 
     def _set_fields_through_addresses(self, args: list[Node], sub: FunctionAnalysis, callee: Function) -> None:
         """`init(&state, tid)` with `self->lane = tid` in init: the caller's local struct has
@@ -1960,6 +2020,23 @@ def _global_location(node: Node) -> str | None:
     if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "global":
         return "global:" + n.decl.key
     return None
+
+
+def _stores_through_pointer(target: Node) -> bool:
+    """Does a store to the lvalue go through a pointer on its way from the variable it is
+    rooted at (`r.data->x[i]`, `r.buf[i]` with a pointer field, `*r.p`)?"""
+    node = strip_wrappers(target)
+    while node.children:
+        if node.kind == "MEMBER_REF_EXPR" and _through_pointer(node):
+            return True
+        if node.kind == "ARRAY_SUBSCRIPT_EXPR" and C.is_pointer_type(node.children[0].type):
+            return True
+        if node.kind == "UNARY_OPERATOR" and node.op == "*":
+            return True
+        if node.kind not in ("MEMBER_REF_EXPR", "ARRAY_SUBSCRIPT_EXPR") and node.kind not in _CASTS:
+            return False
+        node = strip_wrappers(node.children[0])
+    return False
 
 
 def _root_decl(target: Node):
