@@ -82,6 +82,9 @@ class HostValues:
         self.params = {p.key for p in fn.params}
         self._memo: dict[str, set[str]] = {}
         self._following: set[str] = set()  # variables whose constant value is being found
+        # a helper's parameters while its returned expression is read in place of a call
+        # (divisor): parameter key -> the call's argument, read in this function
+        self._inlined: dict[str, Node] = {}
         self._within_function = False  # judging a branch: parameters are not followed to callers
         self.case_values: dict[str, int] = {}  # variables a `case` around the site fixes
         if fn.body is not None:
@@ -373,8 +376,12 @@ class HostValues:
             if expr.op in ("+", "-"):
                 return math.gcd(a, b) or 1
             return 1
+        if kind == "CALL_EXPR":
+            return self._returned_divisor(expr, depth)
         if kind == "DECL_REF_EXPR" and expr.decl is not None:
             key = expr.decl.key
+            if key in self._inlined:
+                return self.divisor(self._inlined[key], depth + 1)
             defs = self.defs.get(key, [])
             if len(defs) == 1 and key not in self.direct and key not in self.params \
                     and key not in self._following:
@@ -386,6 +393,26 @@ class HostValues:
             if key in self.params and not defs:
                 return self._argument_divisor(key)
         return 1
+
+    def _returned_divisor(self, call: Node, depth: int) -> int:
+        """What a host helper whose body is one `return e;` returns is a multiple of, e read
+        with its parameters standing for this call's arguments (`pad(k, 512)` with `return
+        (k + p - 1) / p * p;`: a multiple of 512)."""
+        callee = self.program.resolve_call(call.decl) if call.decl is not None else None
+        if callee is None or callee.body is None or callee.runs_on_device \
+                or any(p.key in self._inlined for p in callee.params):
+            return 1  # (a helper already being read: recursion)
+        statements = [c for c in callee.body.children if c.kind != "NULL_STMT"]
+        args = call_args(call)
+        if len(statements) != 1 or statements[0].kind != "RETURN_STMT" or not statements[0].children \
+                or len(args) != len(callee.params):
+            return 1
+        saved = self._inlined
+        self._inlined = {**saved, **{p.key: a for p, a in zip(callee.params, args)}}
+        try:
+            return self.divisor(statements[0].children[0], depth + 1)
+        finally:
+            self._inlined = saved
 
     def _argument_divisor(self, param_key: str) -> int:
         """What every call of this host function passes for the parameter is a multiple of,

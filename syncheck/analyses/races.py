@@ -390,10 +390,12 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                     continue  # __syncwarp() orders the lanes of the warp here
                 if intra_only and a is b and a.write and not a.read and a.value_level <= Level.WARP:
                     continue  # lanes of one warp store one warp-uniform value: benign
-                if intra_only and (_matrix_tile(a) or _matrix_tile(b)):
-                    # a wmma load or store is made by the whole warp together, each element by
-                    # one lane: which lane touches which is the implementation's, not a race
-                    # between lanes the code could order
+                if intra_only and _matrix_tile(a) and _matrix_tile(b):
+                    # two wmma loads or stores are made by the whole warp together, each element
+                    # by one lane: which lane touches which is the implementation's, not a race
+                    # between lanes the code could order. (A lane's own read of a tile the warp
+                    # stored, `out[warp][lane]` after store_matrix_sync, reads what another lane
+                    # may have written: that needs __syncwarp(), and is checked.)
                     continue
                 if intra_only:
                     rendezvous_concurrent = rendezvous_concurrent or _Concurrency(ka, warp=True, rendezvous=True)

@@ -177,6 +177,8 @@ def element_spelling(type_spelling: str) -> str:
 _SIZED = {K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR, K.CXX_CONST_CAST_EXPR,
           K.ARRAY_SUBSCRIPT_EXPR, K.DECL_REF_EXPR, K.MEMBER_REF_EXPR, K.UNARY_OPERATOR, K.BINARY_OPERATOR,
           K.PAREN_EXPR, K.VAR_DECL, K.PARM_DECL}
+# A fragment type spelled with its shape in digits (`fragment<matrix_a, 16, 16, 16, ...>`).
+_FRAGMENT_NUMBERS = re.compile(r"fragment<[^,<>]+,\s*\d+[uUlL]*\s*,\s*\d+[uUlL]*\s*,\s*\d+")
 _ARRAY_KINDS = {ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY,
                 ci.TypeKind.DEPENDENTSIZEDARRAY}
 
@@ -637,6 +639,10 @@ class Lowerer:
             if ctype.kind not in _FLOATING_TYPES and ctype.get_canonical().kind in _FLOATING_TYPES:
                 # a project's name for float (`typedef float cudatype;`): a floating-point
                 # value, not an unknown integer, wherever the analyses read the type
+                node.type = ctype.get_canonical().spelling
+            elif "fragment<" in node.type and not _FRAGMENT_NUMBERS.search(node.type):
+                # a wmma fragment whose shape is spelled with named constants
+                # (`fragment<matrix_a, WMMA_M, WMMA_N, WMMA_K, T, row_major>`): its numbers
                 node.type = ctype.get_canonical().spelling
             if kind in _SIZED:
                 node.element_bytes = _element_bytes(ctype, node.type, kind)
