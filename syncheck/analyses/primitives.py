@@ -75,9 +75,10 @@ ATOMIC_FUNCTIONS = frozenset(
                               "atomicCAS", "atomicInc", "atomicDec", "atomicAnd", "atomicOr",
                               "atomicXor")
     for scope in ("", "_block", "_system"))
-_THREAD_QUERIES = {"__activemask", "__lanemask_lt", "__lanemask_le", "__lanemask_eq",
-                   "__lanemask_gt", "__lanemask_ge", "clock", "clock64", "__globaltimer",
-                   "malloc"} | ATOMIC_FUNCTIONS
+# Queries that only mean something for a warp (code that asks them is written for a warp).
+WARP_QUERIES = frozenset({"__activemask", "__lanemask_lt", "__lanemask_le", "__lanemask_eq",
+                          "__lanemask_gt", "__lanemask_ge"})
+_THREAD_QUERIES = WARP_QUERIES | {"clock", "clock64", "__globaltimer", "malloc"} | ATOMIC_FUNCTIONS
 _TILE_COLLECTIVE_METHODS = {"shfl": None, "shfl_down": Level.THREAD, "shfl_up": Level.THREAD,
                             "shfl_xor": Level.THREAD, "any": "tile", "all": "tile",
                             "ballot": "tile", "match_any": Level.THREAD, "match_all": "tile"}

@@ -464,16 +464,14 @@ def _carrier(iteration: tuple[str, object]) -> int | None:
 
 
 _WARP_LEVEL = frozenset({P.TILE_SYNC, P.WARP_COLLECTIVE, P.TILE_COLLECTIVE, P.LEGACY_WARP})
-# Queries that only mean something for a warp: code that asks them is written for a warp.
-_WARP_QUERIES = frozenset({"__activemask", "__lanemask_lt", "__lanemask_le", "__lanemask_eq",
-                           "__lanemask_gt", "__lanemask_ge"})
 
 
 def _block_code_in_one_warp(ka: KernelAccesses, shape) -> bool:
     """Is the kernel block code that its launches run as one warp: a block of at most 32
     threads, ordered by block barriers, with nothing written for a warp (no __syncwarp(), no
-    warp or tile collective, no __activemask() or lane-mask query, no volatile shared view)? Two of its threads are then always
-    lanes of one warp, but the code does not rely on that: a race between them is the block
+    warp or tile collective, no __activemask() or lane-mask query, no volatile shared view)?
+    Two of its threads are then always lanes of one warp, but the code does not rely on that:
+    a race between them is the block
     race SYN401 reports (its authors fix it with __syncthreads()), not a reliance on
     lockstep lanes (SYN402)."""
     if not shape or shape[0] * shape[1] * shape[2] > 32:
@@ -483,7 +481,7 @@ def _block_code_in_one_warp(ka: KernelAccesses, shape) -> bool:
         categories = {prim.category for prim in prims}
         ka.one_warp_block_code = P.BLOCK_BARRIER in categories \
             and not categories & _WARP_LEVEL \
-            and not any(prim.name in _WARP_QUERIES for prim in prims) \
+            and not any(prim.name in P.WARP_QUERIES for prim in prims) \
             and not any("volatile" in a.node.type for a in ka.accesses)
     return ka.one_warp_block_code
 
