@@ -91,6 +91,12 @@ def is_array_type(spelling: str) -> bool:
     return "[" in spelling and not re.search(r"\(\s*[*&]", spelling)
 
 
+def array_extents(spelling: str) -> list[int | None]:
+    """The extents an array type's spelling names, outermost first (`int [8][4]` -> [8, 4];
+    an unsized one, `[]`, is None)."""
+    return [int(m) if m else None for m in re.findall(r"\[(\d*)\]", spelling)]
+
+
 def int_type(spelling: str) -> IntType | None:
     """The integer type a type spelling names; None for a type that is not an integer
     (floating point, pointers, CUDA vector types such as uint4). A spelling of no known

@@ -352,7 +352,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                     continue
                 if a.atomic and b.atomic:
                     continue  # atomics on one location are ordered among themselves
-                told = reported_at(b, a)
+                told = reported_at(b, a, program)
                 if (b.name, told.line, told.col) in reported:
                     continue
                 if not block_concurrent(a, b):
@@ -422,7 +422,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                 shape, source = assumed_shape(ka)
                 if source == SMALLEST_SHAPE:
                     shape = found_shape
-                elif intra_only and _block_code_in_one_warp(ka, shape):
+                elif intra_only and _block_code_in_one_warp(ka, shape) and not _under_one_lane_split(a, b):
                     intra_only = False  # a block race: the kernel's block is one warp
                 branches = [ka.cfg.blocks[d[0]].branch for d in parted or ()]
                 # (lanes of one warp too: the block barrier the parting skips would order them)
@@ -437,19 +437,34 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
     return RaceResult(_one_per_warp_exchange(ka, told), undecided)
 
 
-def reported_at(access: Access, other: Access) -> Node:
-    """Where a race's access is told: where it is written, or, where the two accesses are
-    made by calls of two different helpers, at the call that made it, in the function that
-    makes both calls: the barrier goes between the calls, and helpers called at several
-    places race at each of them (quda's copy-to-shared and add helpers, called in two loops).
-    An access in a helper racing with one the caller makes itself stays in the helper, as do
-    two calls of one helper racing with each other (a barrier in it orders every pair)."""
+def call_made_at(access: Access, other: Access) -> Node:
+    """Where the function that makes both accesses makes this one: where it is written, or,
+    where the two accesses are made by calls of two different helpers, the call that made it
+    (a barrier between the two goes between the calls). An access in a helper racing with one
+    the caller makes itself stays in the helper, as do two calls of one helper racing with each
+    other (a barrier in it orders every pair)."""
     if _one_definition(access.function, other.function):
         return access.node
     for mine, theirs in zip_longest(access.calls, other.calls):
         if mine is not theirs:
             return mine if mine is not None and theirs is not None else access.node
     return access.node
+
+
+def reported_at(access: Access, other: Access, program=None) -> Node:
+    """Where a race's access is told: at the call that made it (call_made_at) where its
+    helper is called at several places, since each call races on its own (quda's copy-to-
+    shared and add helpers, called in two loops); where the program calls that helper once,
+    at the access itself, the line to read (its call is a note)."""
+    at = call_made_at(access, other)
+    if at is not access.node and program is not None and _called_once(program, at):
+        return access.node
+    return at
+
+
+def _called_once(program, call: Node) -> bool:
+    callee = program.resolve_call(call.decl) if call.decl is not None else None
+    return callee is not None and program.call_count(callee) == 1
 
 
 def _one_definition(f: Function | None, g: Function | None) -> bool:
@@ -484,6 +499,15 @@ def _block_code_in_one_warp(ka: KernelAccesses, shape) -> bool:
             and not any(prim.name in P.WARP_QUERIES for prim in prims) \
             and not any("volatile" in a.node.type for a in ka.accesses)
     return ka.one_warp_block_code
+
+
+def _under_one_lane_split(a: Access, b: Access) -> bool:
+    """Are both accesses under one branch that part of the block skips (`if (tx < 4)` around
+    a tree's steps)? No block barrier can go between them there: the lanes that take the
+    branch order them with __syncwarp(mask) alone, so they are lanes of one warp relying on
+    lockstep (SYN402), even in a block of one warp."""
+    split = lambda access: {(id(g.cond), g.polarity) for g in access.guards if g.level > Level.BLOCK}
+    return bool(split(a) & split(b))
 
 
 def _place(race: Race) -> tuple:

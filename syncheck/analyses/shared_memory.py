@@ -70,21 +70,23 @@ class Scope:
     # up-sweep and halved in the down-sweep): var -> one induction per loop, in order; each
     # loop starts from the value the previous one left.
     phases: dict[str, list["Induction"]] = field(default_factory=dict)
-    # A pointer into a shared buffer that the next one is carved from (`s_b = s_a + n`):
-    # pointer -> (the elements up to the next carve, the scope it reads in)
-    # pointer -> (the element count where the next part is carved from it, its scope, the
-    # name of the offset's shared unknown when the count cannot be encoded, or None)
-    # pointer key -> (count where its part ends, the count's scope, the count's unknown name,
-    # where its part starts: None when it is the start of the buffer it indexes)
-    # a carved pointer -> (the count where its part ends, its scope, the unknown naming it, the
-    # count where its part starts (None: at the base), bytes per counted element)
+    # A pointer into a shared buffer that a next part is carved from (`s_b = s_a + n`): key ->
+    # (the count where its part ends, the count's scope, the name of the count's unknown where
+    # it cannot be encoded, the count where its part starts (None: at the base), bytes per
+    # counted element).
     carve_extents: dict[str, tuple[Node, "Scope", str | None, Node | None, int | str]] = field(default_factory=dict)
+    # Pointers defined as a part carved from another (`s_b` of `s_b = s_a + n`): they index
+    # their own part, not the one they were carved from.
+    carved_parts: set[str] = field(default_factory=set)
     # A barrier-free callee inlined at its call: its loops run freely, so its variables may
     # differ between two threads at one access.
     inlined: bool = False
     # Local references declared once with an lvalue (`const T& f = *s_field;`): key -> that
     # lvalue. Binding one is no access; each use accesses what it is bound to.
     reference_targets: dict[str, Node] = field(default_factory=dict)
+    # In a small helper the encoder runs statement by statement (symbolic.py,
+    # _computed_return): its locals' values so far, key -> term. None elsewhere.
+    local_terms: dict | None = None
 
     def bound(self, node: Node):
         """(expression, scope) a parameter or an own field (`mask`, `this->mask` inside a
@@ -274,56 +276,52 @@ def call_bindings(program: Program, call: Node, callee: Function, args: list[Nod
     fields = constructed_fields(program, obj, scope)
     if fields and callee.body is not None:
         # a field the method itself changes (`pos++`) holds the stored value only until then
-        changed = _written_own_fields(callee.body)
+        changed = _own_fields_written(callee.body, through_views=False, address_taken=True)
         fields = {k: v for k, v in fields.items() if k not in changed}
     bindings.update(fields)
     field_keys.update(fields)
     return bindings
 
 
-def _written_own_fields(body: Node) -> set[str]:
-    """The fields of its object a method assigns or steps (`pos = 0`, `this->pos++`); not
-    reference fields, whose assignments write what they refer to."""
+def _own_fields_written(body: Node, *, through_views: bool, address_taken: bool) -> set[str]:
+    """The fields of its object a method writes: assigns or steps (`pos = 0`, `this->pos++`);
+    with `through_views`, also through an element, a cast view of the field's address or a
+    field of the field (`reinterpret_cast<float4*>(&mini)[0] = v`, `box.lo.x = v`); with
+    `address_taken`, a field whose address it takes counts as written. Not reference fields,
+    whose assignments write what they refer to."""
+    steps = ("++", "--", "post++", "post--", "&") if address_taken else ("++", "--", "post++", "post--")
     out = set()
     for n in body.walk():
-        target = None
         if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGN and n.children:
             target = _strip(n.children[0])
-        elif n.kind == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--", "&") and n.children:
+        elif n.kind == "UNARY_OPERATOR" and n.op in steps and n.children:
             target = _strip(n.children[0])
-        if target is not None and target.kind == "MEMBER_REF_EXPR" and target.decl is not None and (
-                not target.children or _strip(target.children[0]).kind == "CXX_THIS_EXPR") \
-                and "&" not in (target.decl.type or ""):  # through a reference field: its target
+        else:
+            continue
+        if through_views:
+            target = _viewed_field(target)
+        if target.kind == "MEMBER_REF_EXPR" and target.decl is not None \
+                and "&" not in (target.decl.type or "") \
+                and (not target.children or _strip(target.children[0]).kind == "CXX_THIS_EXPR"):
             out.add(target.decl.key)
     return out
 
 
-def _stores_into_own_object(body: Node) -> bool:
-    """Does a method store into its own object: assign or step one of its fields, also through
-    a view of the field's address (`reinterpret_cast<float4*>(&mini)[0] = v`)?"""
-    for n in body.walk():
-        if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGN and n.children:
-            target = n.children[0]
-        elif n.kind == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--") and n.children:
-            target = n.children[0]
+def _viewed_field(target: Node) -> Node:
+    """The field under an element, a cast view of its address or a field of it."""
+    for _ in range(8):
+        target = _strip(target)
+        if target.kind in ("ARRAY_SUBSCRIPT_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_REINTERPRET_CAST_EXPR",
+                           "CXX_STATIC_CAST_EXPR") and target.children:
+            target = target.children[0] if target.kind == "ARRAY_SUBSCRIPT_EXPR" else target.children[-1]
+        elif target.kind == "UNARY_OPERATOR" and target.op in ("*", "&") and target.children:
+            target = target.children[0]
         else:
-            continue
-        for _ in range(8):
-            target = _strip(target)
-            if target.kind in ("ARRAY_SUBSCRIPT_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_REINTERPRET_CAST_EXPR",
-                               "CXX_STATIC_CAST_EXPR") and target.children:
-                target = target.children[0] if target.kind == "ARRAY_SUBSCRIPT_EXPR" else target.children[-1]
-            elif target.kind == "UNARY_OPERATOR" and target.op in ("*", "&") and target.children:
-                target = target.children[0]
-            else:
-                break
-        while target.kind == "MEMBER_REF_EXPR" and target.children \
-                and _strip(target.children[0]).kind == "MEMBER_REF_EXPR":
-            target = _strip(target.children[0])  # `box.lo.x = v`: a field of a field
-        if target.kind == "MEMBER_REF_EXPR" and target.decl is not None and "&" not in (target.decl.type or "") \
-                and (not target.children or _strip(target.children[0]).kind == "CXX_THIS_EXPR"):
-            return True
-    return False
+            break
+    while target.kind == "MEMBER_REF_EXPR" and target.children \
+            and _strip(target.children[0]).kind == "MEMBER_REF_EXPR":
+        target = _strip(target.children[0])  # `box.lo.x = v`: a field of a field
+    return target
 
 
 def constructed_fields(program: Program, obj: Node | None, scope: Scope) -> dict:
@@ -655,6 +653,8 @@ def _carve_of(node: Node, scope: Scope, through_aliases: bool = False):
         carve = scope.carve_extents.get(node.decl.key)
         if carve is not None:
             return carve, moved
+        if node.decl.key in scope.carved_parts:
+            return None  # the last part carved (`s_b = s_a + n`): it runs to the buffer's end
         if (through_aliases or bound_once) and node.decl.storage == "local" and node.decl.key in scope.single_defs:
             # another name for a carved pointer (`T* ev_buffer = smem;`, `smem` carved after)
             node = _strip(scope.single_defs[node.decl.key])
@@ -832,11 +832,6 @@ def _literal_constant(node: Node) -> int | None:
         t = C.operation_type(node.op, node.type, left.type, right.type)
         return C.binary(node.op, a, b, t or C.UNKNOWN_INTEGER)
     return None
-
-
-def _extents(type_spelling: str) -> list[int | None]:
-    import re
-    return [int(m) if m else None for m in re.findall(r"\[(\d*)\]", type_spelling)]
 
 
 def _barrier_variable(node: Node) -> str | None:
@@ -1234,6 +1229,7 @@ class KernelAccesses:
                     # read it (the carved pointer's own offset, see races._index_term)
                     shared_unknown = key if key in top_level else None
                     carved_from.setdefault(start[0].key, []).append((start[1], shared_unknown, key, init, start[2]))
+                    scope.carved_parts.add(key)
                     if _is_dynamic_shared(start[0]):
                         dynamic_bases.add(start[0].key)
         for key, starts in carved_from.items():
@@ -1337,7 +1333,7 @@ class KernelAccesses:
         if callee is None or callee.body is None or callee.is_lambda:
             return False
         if callee.key not in self._object_stores:
-            self._object_stores[callee.key] = _stores_into_own_object(callee.body)
+            self._object_stores[callee.key] = bool(_own_fields_written(callee.body, through_views=True, address_taken=False))
         return self._object_stores[callee.key]
 
     def _returned_pointer(self, call: Node, scope: Scope):
@@ -1371,7 +1367,7 @@ class KernelAccesses:
                 if target is None:
                     return None
                 # `&tile[i][j]` of a `T tile[N][M][2]`: j steps over a whole `T[2]`
-                row = _extents(inner.type) if "[" in inner.type else []
+                row = C.array_extents(inner.type) if "[" in inner.type else []
                 if not all(e is not None for e in row):
                     return None
                 return target[0], target[1] + [Offset(inner.children[1], scope, _product(row),
@@ -1394,7 +1390,7 @@ class KernelAccesses:
             return self._pointer_target(stored, scope) if stored is not None else None
         if base.kind == "ARRAY_SUBSCRIPT_EXPR" and len(base.children) == 2 and "[" in base.type:
             # tile[row] of a multi-dimensional array: a pointer to that row
-            row = _extents(base.type)
+            row = C.array_extents(base.type)
             target = self._pointer_target(base.children[0], scope)
             if target is not None and row and all(e is not None for e in row):
                 return target[0], target[1] + [Offset(base.children[1], scope, _product(row), element_unit(base))]
@@ -1987,9 +1983,9 @@ class KernelAccesses:
         carve, carve_moves = _carve_of(cur, scope) or (None, [])
         indices.reverse()
         if cur.kind == "MEMBER_REF_EXPR":
-            extents = _extents(cur.type)
+            extents = C.array_extents(cur.type)
         else:
-            extents = _extents(cur.decl.type) if cur.decl is not None and cur.decl.storage == "shared" else []
+            extents = C.array_extents(cur.decl.type) if cur.decl is not None and cur.decl.storage == "shared" else []
         element = element_unit(node)
         moved = [o for o in offsets if not o.member]  # a union member's place keeps its extents
         if moved or len(extents) != len(indices) or element != element_unit(cur):
@@ -2001,7 +1997,7 @@ class KernelAccesses:
         elif len(indices) > 1 and element == element_unit(cur):
             # A 2-D array parameter (`T tile[16][144]`, a pointer to rows of 144): the rows'
             # extents give the strides, whatever the number of rows.
-            dims = _extents(cur.type)
+            dims = C.array_extents(cur.type)
             rows = dims[1:] if len(dims) == len(indices) else dims if "(*)" in cur.type else None
             if rows is not None and len(rows) == len(indices) - 1 and all(e is not None for e in rows):
                 strides = [_product(rows[k:]) for k in range(len(rows))] + [1]

@@ -21,8 +21,8 @@ from syncheck.analyses.solver_context import drop_side_context
 from syncheck.analyses.uniformity import UniformityService
 from syncheck.ir.calls import (bound_arguments, call_args, is_default_argument, reference_argument_positions,
                                template_bindings)
-from syncheck.ir.nodes import (LANE_ID, POINTER_WRAPPERS, Node, asm_written_operands, lane_id_target, referenced_keys,
-                               strip_wrappers)
+from syncheck.ir.nodes import (LANE_ID, POINTER_WRAPPERS, Node, asm_written_operands, lane_id_target, names_declaration,
+                               referenced_keys, strip_wrappers)
 from syncheck.ir.program import Function, Program
 
 _Z3 = None
@@ -56,6 +56,8 @@ BITS = 32
 SYMBOL_RANGE = 1 << 20
 
 # What a proof may take as an unknown value when the encoder cannot model it.
+_MAX_TABLE_TERMS = 64  # a lookup table read at a run-time index becomes a chain of this many choices
+
 _MODELLED_AS_UNKNOWN = ("ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR", "MEMBER_REF_EXPR", "CALL_EXPR",
                         "DECL_REF_EXPR")
 # Unknowns that are bit masks over a warp's lanes (a ballot): every 32-bit value, not small.
@@ -355,6 +357,10 @@ class Encoder:
             return self.sym(f"{name}.{member}", per_thread=False)
         if k == "DECL_REF_EXPR":
             return self._ref(node, scope, depth)
+        if k == "ARRAY_SUBSCRIPT_EXPR" and len(node.children) == 2:
+            looked_up = self._table_value(node, scope, depth)
+            if looked_up is not None:
+                return looked_up
         if self._loads_as_values and (k == "ARRAY_SUBSCRIPT_EXPR" or k == "UNARY_OPERATOR" and node.op == "*"):
             return self._memory_value(node, scope, depth)
         if node is LANE_ID:
@@ -392,6 +398,30 @@ class Encoder:
                 return constant_term(z3, node.value)  # folded by the compiler
             return self._call(node, scope, depth)
         raise NotEncodable()
+
+    def _table_value(self, node: Node, scope: Scope, depth: int):
+        """An element of a lookup table (`FL_ORDER[row / 8]` with `__constant__ int FL_ORDER[] =
+        {0, 4, 2, 6, 1, 5, 3, 7}`): the table's value at the index. None for other arrays, and
+        for a table the host code copies into."""
+        table = _strip(node.children[0])
+        decl = table.decl if table.kind == "DECL_REF_EXPR" else None
+        if decl is None or decl.elements is None or decl.storage not in ("global", "constant") \
+                or decl.key in self.program.host_written_symbols():
+            return None
+        index = self.z3.simplify(self.expr(node.children[1], scope, depth + 1))
+        bits = C.z3_bits(_int(node))
+        values = [constant_term(self.z3, v, bits) for v in decl.elements]
+        if self.z3.is_bv_value(index):
+            at = index.as_signed_long()
+            if 0 <= at < len(values):
+                return values[at]
+            raise NotEncodable()  # out of the table: another kind of bug
+        if len(values) > _MAX_TABLE_TERMS:
+            raise NotEncodable()
+        term = values[-1]
+        for at in range(len(values) - 2, -1, -1):
+            term = self.z3.If(index == at, values[at], term)
+        return term
 
     def _field(self, node: Node, scope: Scope, depth: int):
         """A field of the object a method runs on: what its constructor stored there, in
@@ -448,6 +478,10 @@ class Encoder:
         d = node.decl
         if d is None:
             raise NotEncodable()
+        if scope.local_terms is not None and d.storage == "local":
+            if d.key in scope.local_terms:
+                return scope.local_terms[d.key]
+            raise NotEncodable()  # declared without a value
         nxt = self.next_iteration
         if nxt is not None and d.key in nxt.updates and d.key not in self._advancing \
                 and not (nxt.updates[d.key] is None and node.id in scope.loop_counters):
@@ -557,6 +591,9 @@ class Encoder:
                     self.merged_unknowns.add(str(term))
                 return term
             if d.storage == "local" and d.key in scope.multi_defs and reached is None:
+                gated = self._gated_value(d, node, scope, depth)
+                if gated is not None:
+                    return gated
                 merged = self._one_of_definitions(d, scope, depth) if self.one_of_definitions else None
                 if merged is None:
                     raise MergedDefinitions()
@@ -577,6 +614,33 @@ class Encoder:
         else:
             self.merged_unknowns.add(str(term))
         return term
+
+    def _gated_value(self, d, node: Node, scope: Scope, depth: int):
+        """A local given one value and then another under one `if` (`int row = -1; if (ty <
+        rows) row = ty;`), read after that `if`: the branch's value where its test holds, the
+        first one where not. None for any other shape, or where what the test or the values
+        read may have changed in between (a variable assigned more than once)."""
+        body = scope.analysis.function.body
+        gate = _gated_definitions(body, d.key)
+        if gate is None:
+            return None
+        branch, taken, otherwise = gate
+        if node.start < branch.end:
+            return None  # read before the `if` is over
+        read = {n.decl.key for part in (branch.children[0], taken, otherwise) for n in part.walk()
+                if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage in ("local", "param")}
+        if read & scope.multi_defs or d.key in read:
+            return None
+        kind = C.int_type(d.type)
+        if kind is None or not kind.known:
+            return None
+        bits = C.z3_bits(kind)
+        try:
+            test = self.cond(branch.children[0], scope, depth + 1)
+            values = [C.z3_convert(self.z3, self.expr(v, scope, depth + 1), _int(v), bits) for v in (taken, otherwise)]
+        except NotEncodable:
+            return None
+        return self.z3.If(test, values[0], values[1])
 
     def _one_of_definitions(self, d, scope: Scope, depth: int):
         """A thread's local that several definitions reach (`tile = 0;` then `tile = i * 10;`
@@ -912,6 +976,9 @@ class Encoder:
                 return self.expr(expr, inner, depth + 1)
             except NotEncodable:
                 pass  # `return table(t).nthreads;`: maybe a pure call as a whole, below
+        computed = self._computed_return(node, scope, depth)
+        if computed is not None:
+            return computed
         callee = self.program.resolve_call(node.decl)
         if callee is not None and self.program.is_pure(callee):
             # A constexpr function of its arguments alone: equal arguments, equal values
@@ -1070,6 +1137,77 @@ class Encoder:
                for e in (returned, *local_values.values()) for n in e.walk()):
             return None
         return callee, returned, local_values
+
+    def _computed_return(self, call: Node, scope: Scope, depth: int):
+        """What a small helper returns when its body is straight-line code over its parameters
+        and locals (declarations, assignments, `if`/`else`) ending in `return e;`
+        (`offset = 0; if (Z) offset += idx.z; if (Y) offset = offset * dim.y + idx.y; return
+        offset;`): run statement by statement, a variable after an `if` being the branch's value
+        where the test holds and the other's where not. None for anything else (loops, stores
+        outside its locals, early returns, calls the encoder cannot read)."""
+        callee = self.program.resolve_call(call.decl)
+        if callee is None or callee.body is None or len(callee.body.children) < 2 \
+                or callee.body.children[-1].kind != "RETURN_STMT" or len(callee.body.children[-1].children) != 1:
+            return None
+        bindings = {p.key: (a, scope) for p, a in bound_arguments(callee.params, call_args(call))}
+        bindings.update(template_bindings(call, callee, scope))
+        inner = Scope(scope.analysis, bindings, local_terms={})
+        try:
+            for stmt in callee.body.children[:-1]:
+                inner.local_terms = self._run_statement(stmt, inner, dict(inner.local_terms), depth + 1)
+            returned = callee.body.children[-1].children[0]
+            return self._as_type_of(self.expr(returned, inner, depth + 1), returned, call)
+        except NotEncodable:
+            return None
+
+    def _run_statement(self, stmt: Node, scope: Scope, terms: dict, depth: int) -> dict:
+        """The helper's locals after one statement (see _computed_return)."""
+        z3 = self.z3
+        if depth > 20:
+            raise NotEncodable()
+        here = replace(scope, local_terms=terms)
+        if stmt.kind == "COMPOUND_STMT":
+            for child in stmt.children:
+                terms = self._run_statement(child, scope, terms, depth + 1)
+            return terms
+        if stmt.kind == "NULL_STMT":
+            return terms
+        if stmt.kind == "DECL_STMT":
+            for var in stmt.children:
+                if var.kind != "VAR_DECL" or var.decl is None or C.int_type(var.type or "") is None:
+                    raise NotEncodable()
+                init = [c for c in var.children if c.kind not in ("TYPE_REF", "NAMESPACE_REF", "TEMPLATE_REF")]
+                if init:
+                    terms = {**terms, var.decl.key: self._as_type_of(self.expr(init[-1], here, depth + 1), init[-1], var)}
+            return terms
+        if stmt.kind == "IF_STMT" and len(stmt.children) in (2, 3):
+            test = z3.simplify(self.cond(stmt.children[0], here, depth + 1))
+            if z3.is_true(test):
+                return self._run_statement(stmt.children[1], scope, terms, depth + 1)
+            if z3.is_false(test):
+                return self._run_statement(stmt.children[2], scope, terms, depth + 1) if len(stmt.children) == 3 else terms
+            taken = self._run_statement(stmt.children[1], scope, terms, depth + 1)
+            other = self._run_statement(stmt.children[2], scope, terms, depth + 1) if len(stmt.children) == 3 else terms
+            return {k: (v if taken[k] is other[k] else z3.If(test, taken[k], other[k]))
+                    for k, v in terms.items()}
+        target = _strip(stmt.children[0]) if stmt.children else None
+        if target is None or target.kind != "DECL_REF_EXPR" or target.decl is None \
+                or target.decl.storage != "local":
+            raise NotEncodable()
+        key = target.decl.key
+        if stmt.kind == "BINARY_OPERATOR" and stmt.op == "=" and len(stmt.children) == 2:
+            return {**terms, key: self._as_type_of(self.expr(stmt.children[1], here, depth + 1), stmt.children[1], target)}
+        if key not in terms:
+            raise NotEncodable()  # changed before it has a value
+        if stmt.kind == "COMPOUND_ASSIGNMENT_OPERATOR" and stmt.op in COMPOUND_ASSIGN_OPS and len(stmt.children) == 2:
+            value = self.expr(stmt.children[1], here, depth + 1)
+            kind = _int(target)
+            value = C.z3_convert(z3, value, _int(stmt.children[1]), terms[key].size())
+            return {**terms, key: C.z3_binary(z3, stmt.op[:-1], terms[key], value, kind)}
+        if stmt.kind == "UNARY_OPERATOR" and stmt.op in ("++", "--", "post++", "post--"):
+            one = constant_term(z3, 1, terms[key].size())
+            return {**terms, key: terms[key] + one if "++" in stmt.op else terms[key] - one}
+        raise NotEncodable()
 
     def cond(self, node: Node, scope: Scope, depth: int = 0):
         z3 = self.z3
@@ -1351,6 +1489,44 @@ def _named_value(n: Node, scope: Scope):
 _BIT_UPDATES = {"^=", "&=", "|="}
 
 
+def _gated_definitions(body: Node | None, key: str):
+    """(the `if`, the value its then-arm gives the local, the value otherwise) where the
+    function's body declares the local with a value and assigns it once more, in a statement
+    of an `if` without an else that both sit at the top of the body (or the two arms of an
+    `if`/`else` there assign it, each once, and nothing else does); None otherwise."""
+    if body is None:
+        return None
+    defs = _definitions(body, key)
+    if defs is None or len(defs) not in (2, 3):
+        return None
+    declared = None
+    for stmt in body.children:
+        if stmt.kind == "DECL_STMT":
+            for var in stmt.children:
+                if var.kind == "VAR_DECL" and var.decl is not None and var.decl.key == key:
+                    declared = var.children[-1] if var.children else None
+        if stmt.kind != "IF_STMT" or len(stmt.children) not in (2, 3):
+            continue
+        arms = [_arm_value(arm, key) for arm in stmt.children[1:]]
+        if len(arms) == 2 and arms[0] is not None and arms[1] is not None and len(defs) == len(arms) + (declared is not None):
+            return stmt, arms[0], arms[1]
+        if len(arms) == 1 and arms[0] is not None and declared is not None and len(defs) == 2:
+            return stmt, arms[0], declared
+    return None
+
+
+def _arm_value(arm: Node, key: str) -> Node | None:
+    """The value an arm of an `if` assigns the local by a plain `=` among its top
+    statements."""
+    statements = arm.children if arm.kind == "COMPOUND_STMT" else [arm]
+    for stmt in statements:
+        if stmt.kind == "BINARY_OPERATOR" and stmt.op == "=" and len(stmt.children) == 2:
+            target = _strip(stmt.children[0])
+            if target.kind == "DECL_REF_EXPR" and target.decl is not None and target.decl.key == key:
+                return stmt.children[1]
+    return None
+
+
 def _definitions(body: Node | None, key: str) -> list[Node] | None:
     """The values a function's body gives a local (its initializer, plain assignments, and
     bit updates, `buf ^= 1`, as the expression that computes the new value); None when it
@@ -1381,19 +1557,15 @@ def _definitions(body: Node | None, key: str) -> list[Node] | None:
         elif n.kind == "CALL_EXPR" and n.decl is not None:
             # bound to a non-const reference (`cuda::std::tie(inside, index) = f()`)
             args = call_args(n)
-            if any(i < len(args) and _names(_strip(args[i]), key)
+            if any(i < len(args) and names_declaration(_strip(args[i]), key)
                    for i in reference_argument_positions(n) or ()):
                 return None
-        elif n.kind == "ASM_STMT" and any(_names(_strip(operand), key) for operand, _ in asm_written_operands(n)):
+        elif n.kind == "ASM_STMT" and any(names_declaration(_strip(operand), key) for operand, _ in asm_written_operands(n)):
             target = lane_id_target(n)
-            if target is None or not _names(_strip(target), key):
+            if target is None or not names_declaration(_strip(target), key):
                 return None
             out.append(LANE_ID)  # `asm("mov.u32 %0, %%laneid;" : "=r"(lane))`
     return out
-
-
-def _names(node: Node, key: str) -> bool:
-    return node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.key == key
 
 
 def _unknown_candidate(node: Node) -> Node:
@@ -1536,7 +1708,7 @@ def _returned_local_value(statements: list[Node], returned: Node) -> Node | None
                 and _strip(stmt.children[0]).kind == "DECL_REF_EXPR" \
                 and _strip(stmt.children[0]).decl is not None and _strip(stmt.children[0]).decl.key == key:
             found = stmt.children[1]
-        elif lane_id_target(stmt) is not None and _names(_strip(lane_id_target(stmt)), key):
+        elif lane_id_target(stmt) is not None and names_declaration(_strip(lane_id_target(stmt)), key):
             found = LANE_ID
         else:
             return None

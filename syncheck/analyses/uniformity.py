@@ -14,12 +14,12 @@ read the same ``FunctionAnalysis`` objects.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 
 from syncheck.analyses import c_semantics as C
 from syncheck.analyses import per_thread as PT
 from syncheck.analyses import primitives as P
+from syncheck.analyses.constants import integer_constant
 from syncheck.analyses.control_dependence import control_dependences
 from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level, join_all, run_level
 from syncheck.analyses.launch_shapes import LaunchShapes, ProjectLaunchShapes
@@ -27,8 +27,8 @@ from syncheck.analyses.warp_idioms import Butterfly, butterfly
 from syncheck.analyses.reaching_definitions import ASSIGN_OPS
 from syncheck.ir.calls import (call_args, constructor_call, group_kind, is_default_argument, member_object,
                                reference_argument_positions, template_bindings)
-from syncheck.ir.cfg import CFG, build_cfg
-from syncheck.ir.nodes import VALUE_WRAPPERS, Node, strip_wrappers
+from syncheck.ir.cfg import CFG, Block, build_cfg
+from syncheck.ir.nodes import VALUE_WRAPPERS, Node, names_declaration, strip_wrappers
 from syncheck.ir.program import Function, Program
 
 _MAX_FRAMES = 20000  # call-tree walk budget per root, against pathological call graphs
@@ -114,23 +114,11 @@ class FunctionAnalysis:
     _block_wide_reads: dict = field(default_factory=dict, repr=False, compare=False)
 
     def live_blocks(self) -> set[int]:
-        """The blocks the function can run: an `if` whose test constants settle (`if
-        (IS_DESCENDING)` in the instance where it is false) takes only the arm they give."""
-        cfg = self.cfg
-        seen = {cfg.entry}
-        pending = [cfg.entry]
-        while pending:
-            block = cfg.blocks[pending.pop()]
-            succs = block.succs
-            if block.branch is not None and block.branch_kind == "if" and len(succs) == 2:
-                value = self.values.get(block.branch.id)
-                if value is not None and value.const is not None:
-                    succs = [succs[0] if value.const else succs[1]]
-            for nxt in succs:
-                if nxt not in seen:
-                    seen.add(nxt)
-                    pending.append(nxt)
-        return seen
+        """The blocks the function can run: a branch whose test constants settle (`if
+        (IS_DESCENDING)` in the instance where it is false, `switch (level)` on a template
+        argument) takes only the arm they give."""
+        return taken_blocks(self.cfg, lambda b: self.values.get(self.cfg.blocks[b].branch.id)
+                            if self.cfg.blocks[b].branch is not None else None)
 
     def reads_block_wide(self, key: str) -> bool:
         """Is every read of the local in the function's own body (not in the lambdas it
@@ -151,6 +139,50 @@ class FunctionAnalysis:
 
 
 _RECURSION_ROUNDS = 4
+
+
+def settled_successors(block: Block, test: Value | None) -> list[int] | None:
+    """The successors a branch can take where constants settle its test (an `if` on a
+    template argument, a `switch` on one): the arm they give; None where the test is not
+    settled."""
+    if test is None or test.const is None or block.branch is None:
+        return None
+    if block.branch_kind == "if" and len(block.succs) == 2:
+        return [block.succs[0] if test.const else block.succs[1]]
+    if block.branch_kind == "switch" and block.cases and isinstance(test.const, int) \
+            and not isinstance(test.const, bool):
+        labels = [(None if label is None else _case_value(label), target) for label, target in block.cases]
+        if any(value is None for (value, _), (label, _) in zip(labels, block.cases) if label is not None):
+            return None  # a label that is no known constant
+        matched = [target for value, target in labels if value == test.const]
+        return matched[:1] or [target for (label, target) in block.cases if label is None][:1] or None
+    return None
+
+
+def _case_value(label: Node) -> int | None:
+    """A case label's constant (`case 3:`, `case UCS_DEVICE_LEVEL_WARP:`)."""
+    value = integer_constant(label)
+    if value is None:
+        named = strip_wrappers(label)
+        if named.kind == "DECL_REF_EXPR" and named.decl is not None and isinstance(named.decl.value, int):
+            value = named.decl.value
+    return value
+
+
+def taken_blocks(cfg: CFG, test_of) -> set[int]:
+    """The blocks reached from the entry along the arms that branches settled by constants
+    take (``test_of(block)``: the value of the block's branch test, or None)."""
+    seen = {cfg.entry}
+    pending = [cfg.entry]
+    while pending:
+        b = pending.pop()
+        block = cfg.blocks[b]
+        succs = settled_successors(block, test_of(b)) or block.succs
+        for nxt in succs:
+            if nxt not in seen:
+                seen.add(nxt)
+                pending.append(nxt)
+    return seen
 
 
 def _same_value(a: Value, b: Value) -> bool:
@@ -534,9 +566,9 @@ class _FunctionAnalyzer:
         self.cond_values: dict[int, Value] = {}
         self.ctrl_blocks: dict[int, frozenset[int]] = {}
         self.region_defs: dict[int, set[str]] = {}
-        self.region_stores: dict[int, set[str]] = {}
+        self.region_stores: dict[int, set[str | HeldPointerStore]] = {}
         self.block_defs: dict[int, set[str]] = {}
-        self.block_stores: dict[int, set[str]] = {}
+        self.block_stores: dict[int, set[str | HeldPointerStore]] = {}
         for b in self.live:
             self.block_defs[b], self.block_stores[b] = _assigned_keys(self.cfg.blocks[b].items)
         # Loop headers of butterfly reductions: the accumulator is group-uniform at the exit.
@@ -578,8 +610,10 @@ class _FunctionAnalyzer:
         # One recording pass over the converged block inputs.
         self.recording = True
         self.result.block_controllers = controllers
+        taken = taken_blocks(self.cfg, self.cond_values.get)
         for b in order:
-            self._transfer(b, self._entry_env(b, outs), controllers.get(b, ()))
+            if b in taken:  # (a dead arm's sites and calls are none of the function's)
+                self._transfer(b, self._entry_env(b, outs), controllers.get(b, ()))
         self.result.ret = self.ret
         self.result.out_level = self.out_level
         self.result.out_through = self.out_through
@@ -625,7 +659,7 @@ class _FunctionAnalyzer:
         mine = self.ctrl_blocks.get(b, frozenset())
         for p in self.cfg.blocks[b].preds:
             pe = outs.get(p)
-            if pe is None:
+            if pe is None or not self._arm_taken(p, b):
                 continue
             reduction = self.butterflies.get(p)
             if reduction is not None and b == self.cfg.blocks[p].succs[1]:
@@ -700,6 +734,9 @@ class _FunctionAnalyzer:
         for _ in range(200):
             changed = False
             for b in order:
+                if b != self.cfg.entry and not any(p in outs and self._arm_taken(p, b)
+                                                   for p in self.cfg.blocks[b].preds):
+                    continue  # not reached yet, or only by arms constants exclude
                 env = self._entry_env(b, outs)
                 if ins.get(b) == env and b in outs:
                     continue
@@ -767,6 +804,12 @@ class _FunctionAnalyzer:
                 self.region_defs.setdefault(a, set()).update(self.block_defs.get(b, ()))
                 self.region_stores.setdefault(a, set()).update(self.block_stores.get(b, ()))
         return result
+
+    def _arm_taken(self, branch: int, successor: int) -> bool:
+        """Can the branch at the end of a block go on to the successor (not an arm that
+        constants exclude: what the dead arm assigns never reaches the join)?"""
+        settled = settled_successors(self.cfg.blocks[branch], self.cond_values.get(branch))
+        return settled is None or successor in settled
 
     def _settled(self, block: int) -> bool | None:
         """The outcome of a block's branch where constants decide it (None elsewhere)."""
@@ -2089,22 +2132,25 @@ def _value_field_key(node: Node) -> str | None:
     return None if owner is None else owner + _FIELD_OF + node.decl.key
 
 
-# Marks a store key as one through the pointer a pointee field holds (`p->buf` + marker).
-_THROUGH_HELD = "->*"
+@dataclass(frozen=True, slots=True)
+class HeldPointerStore:
+    """A store through the pointer that a pointee field holds (`self->scratch->data[i] = v`
+    is one through the pointer in `self->scratch`): `holder` is that field's key."""
+
+    holder: str
 
 
-def _stored_pointer_key(key: str, env: dict) -> str | None:
+def _stored_pointer_key(key: str | HeldPointerStore, env: dict) -> str | None:
     """The key a store through a pointer changes the value of, at a region's exit: for a
     store through the pointer held in a pointee field, none where that pointer is the block's
     shared memory (whose readers the race rules judge), else the local pointer the field is
     reached through (it stands for what it points at); other keys as they are."""
-    if not key.endswith(_THROUGH_HELD):
+    if not isinstance(key, HeldPointerStore):
         return key
-    holder = key[:-len(_THROUGH_HELD)]
-    held = env.get(holder)
+    held = env.get(key.holder)
     if held is not None and held.block_shared:
         return None
-    return _pointer_of(holder)
+    return _pointer_of(key.holder)
 
 
 def _pointer_of(key: str) -> str:
@@ -2127,18 +2173,18 @@ def _filling_loop(loop: Node, param_key: str, values: dict[int, Value]) -> tuple
     if counter is None or cond.kind != "BINARY_OPERATOR" or cond.op != "<" or len(cond.children) != 2:
         return None
     bound = values.get(cond.children[1].id)
-    if not _names_key(cond.children[0], counter) or bound is None or not isinstance(bound.const, int):
+    if not names_declaration(cond.children[0], counter) or bound is None or not isinstance(bound.const, int):
         return None
     inc = strip_wrappers(inc)
     if not (inc.kind == "UNARY_OPERATOR" and inc.op in ("++", "post++") and inc.children
-            and _names_key(inc.children[0], counter)):
+            and names_declaration(inc.children[0], counter)):
         return None
     for n in body.walk():
         if n.kind in ("BREAK_STMT", "CONTINUE_STMT", "RETURN_STMT", "GOTO_STMT"):
             return None  # a trip may end before the store, or the loop before the last element
         if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR", "UNARY_OPERATOR") \
                 and (n.op in ASSIGN_OPS or n.op in ("++", "--", "post++", "post--")) and n.children \
-                and _names_key(n.children[0], counter):
+                and names_declaration(n.children[0], counter):
             return None  # the counter stepped in the body as well
     statements = body.children if body.kind == "COMPOUND_STMT" else [body]
     for stmt in statements:
@@ -2146,7 +2192,7 @@ def _filling_loop(loop: Node, param_key: str, values: dict[int, Value]) -> tuple
         if stmt.kind == "BINARY_OPERATOR" and stmt.op == "=" and len(stmt.children) == 2:
             target = strip_wrappers(stmt.children[0])
             if target.kind == "ARRAY_SUBSCRIPT_EXPR" and len(target.children) == 2 \
-                    and _names_key(target.children[0], param_key) and _names_key(target.children[1], counter):
+                    and names_declaration(target.children[0], param_key) and names_declaration(target.children[1], counter):
                 return bound.const, target
     return None
 
@@ -2154,15 +2200,11 @@ def _filling_loop(loop: Node, param_key: str, values: dict[int, Value]) -> tuple
 def _local_array_extent(arg: Node) -> int | None:
     """The element count of a local array handed to a pointer parameter (`int counts[4]`)."""
     array = strip_wrappers(arg)
-    if array.kind != "DECL_REF_EXPR" or array.decl is None or array.decl.storage != "local":
+    if array.kind != "DECL_REF_EXPR" or array.decl is None or array.decl.storage != "local" \
+            or not C.is_array_type(array.decl.type or ""):
         return None
-    m = re.fullmatch(r"[^\[]*\[(\d+)\]", array.decl.type or "")
-    return int(m.group(1)) if m else None
-
-
-def _names_key(node: Node, key: str) -> bool:
-    node = strip_wrappers(node)
-    return node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.key == key
+    extents = C.array_extents(array.decl.type)
+    return extents[0] if len(extents) == 1 else None
 
 
 def _on_this_object(call: Node, obj_node: Node | None) -> bool:
@@ -2185,11 +2227,11 @@ def _own_field_key(node: Node) -> str | None:
     return "this::" + decl.key
 
 
-def _assigned_keys(items: list[Node], declarations: bool = True) -> tuple[set[str], set[str]]:
+def _assigned_keys(items: list[Node], declarations: bool = True) -> tuple[set[str], set[str | HeldPointerStore]]:
     """Local variables a block may assign (syntactically; with `declarations`, those it
     declares too), for region-exit divergence, and the local pointers it may store through."""
     keys: set[str] = set()
-    stores: set[str] = set()
+    stores: set[str | HeldPointerStore] = set()
 
     def base_local(n: Node) -> str | None:
         field = _pointee_field_key(n)
@@ -2207,7 +2249,7 @@ def _assigned_keys(items: list[Node], declarations: bool = True) -> tuple[set[st
             if through and n.kind == "MEMBER_REF_EXPR" and C.is_pointer_type(n.type) \
                     and _pointee_field_key(n) is not None:
                 # `self->scratch->data[i] = v`: through the pointer held in that field
-                stores.add(_pointee_field_key(n) + _THROUGH_HELD)
+                stores.add(HeldPointerStore(_pointee_field_key(n)))
                 return None
             own = _own_field_key(n) if n.kind == "MEMBER_REF_EXPR" else None
             if own is not None and "&" in (n.decl.type or ""):

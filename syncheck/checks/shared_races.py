@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from syncheck.analyses.races import SMALLEST_SHAPE, Race, StaleRead, find_races, reported_at, stale_read_after_exit
+from syncheck.analyses.races import (SMALLEST_SHAPE, Race, StaleRead, call_made_at, find_races, reported_at,
+                                     stale_read_after_exit)
 from syncheck.analyses.shared_memory import KernelAccesses
 from syncheck.checks.base import CheckContext
 
@@ -43,7 +44,7 @@ def kernel_races(ctx: CheckContext):
                 result = find_races(ctx.program, ctx.uniformity, fn, reported, kernel_accesses(ctx, fn))
                 cache.extend((fn, r) for r in result.races)
                 for r in (r for race in result.races for r in [race] + race.other_members):
-                    told = reported_at(r.second, r.first)
+                    told = reported_at(r.second, r.first, ctx.program)
                     reported.add((r.second.name, told.line, told.col))
                 for a, b in result.undecided:
                     ctx.analysis_notes.append((b.node.line, (
@@ -84,17 +85,20 @@ def ordered(race: Race):
 def told_at(ctx: CheckContext, race: Race, first, second) -> tuple:
     """(where the finding on ``second`` is reported, notes that say where the accesses are when
     that is a call: the access inside the helper it calls). See races.reported_at."""
-    at = reported_at(second, first)
-    if at is second.node:
+    at = reported_at(second, first, ctx.program)
+    call = call_made_at(second, first)
+    if at is second.node and call is second.node:
         return at, []
+    if at is second.node:
+        return at, [ctx.note(call, "the access is made through this call")]
     helper = second.function.name if second.function is not None else "the helper"
     return at, [ctx.note(second.node, f"the access itself, in '{helper}': {access_text(ctx, second)}")]
 
 
 def at_calls(first, second) -> tuple:
-    """The two accesses as placed where they are told (calls for accesses inside helpers), for
-    the fix that puts a barrier between them."""
-    return (replace(first, node=reported_at(first, second)), replace(second, node=reported_at(second, first)))
+    """The two accesses as placed where the function that makes both makes them (calls for
+    accesses inside helpers), for the fix that puts a barrier between them."""
+    return (replace(first, node=call_made_at(first, second)), replace(second, node=call_made_at(second, first)))
 
 
 def shape_note(ctx: CheckContext, race: Race, kernel):

@@ -35,9 +35,10 @@ class NamedBarrierMismatch(Check):
             if not named:
                 continue
             first_count: dict[tuple, tuple] = {}
+            told_paths: dict[tuple, object] = {}
             for site, frames, ev in sorted(named, key=lambda t: (t[0].node.line, t[0].node.col)):
-                anchor = frames[0].site if frames else site
-                if not anchor.function.in_main_file:
+                anchor = _told_at(site, frames)
+                if anchor is None:
                     continue
                 how = _how(site, frames)
                 if ev.count is not None and ev.count % 32 != 0:
@@ -45,14 +46,32 @@ class NamedBarrierMismatch(Check):
                         f"named barrier {ev.bar_id} {how} with a thread count of {ev.count}, not a "
                         f"multiple of 32: the count is in threads and must cover whole warps"), root, []))
                 if ev.count is not None:
-                    first = first_count.setdefault((ev.bar_id, ev.offset_id), (ev.count, site, anchor))
+                    first = first_count.setdefault((ev.bar_id, ev.offset_id), (ev.count, site, anchor, frames))
                     if first[0] != ev.count:
-                        notes = [ctx.note(first[2].node, f"barrier {ev.bar_id} is used with a count "
-                                                         f"of {first[0]} here")]
-                        findings.append(self._emit(ctx, reported, anchor, "differs", (
-                            f"named barrier {ev.bar_id} {how} with {ev.count} threads, but another "
-                            f"site (line {first[2].node.line}) uses it with {first[0]}: every "
-                            f"bar.sync/bar.arrive on one barrier id must give the same count"), root, notes))
+                        count, other, other_anchor, other_frames = first
+                        if (other_anchor.node.line, other_anchor.node.col) == (anchor.node.line, anchor.node.col):
+                            # one instruction whose count differs by the path (a template's instances)
+                            where = f"the same instruction{_path(other_frames)}"
+                        else:
+                            where = f"another site (line {other_anchor.node.line})"
+                        note = ctx.note(other_anchor.node, f"barrier {ev.bar_id} is used with a count "
+                                                           f"of {count} here{_path(other_frames)}")
+                        # Barriers whose counts differ between the same two paths have one cause
+                        # (a count the recursion or the instances change): one finding.
+                        paths = (_path_key(frames), _path_key(other_frames))
+                        told = told_paths.get(paths)
+                        if told is not None:
+                            told.notes.extend([ctx.note(anchor.node, (
+                                f"named barrier {ev.bar_id} differs the same way: {ev.count} threads "
+                                f"here, {count} on the other path")), note])
+                            continue
+                        finding = self._emit(ctx, reported, anchor, "differs", (
+                            f"named barrier {ev.bar_id} {how} with {ev.count} threads, but {where} "
+                            f"uses it with {count}: every bar.sync/bar.arrive on one barrier id must "
+                            f"give the same count"), root, [note])
+                        if finding is not None:
+                            told_paths[paths] = finding
+                            findings.append(finding)
                 if ev.bar_id == 0 and not ev.offset_id and ev.count is not None and block_barriers:
                     other = block_barriers[0][0]
                     notes = [Note(ctx.path, other.node.line, other.node.col,
@@ -72,8 +91,27 @@ class NamedBarrierMismatch(Check):
         return ctx.finding(self, anchor.node, message, anchor.function.name, notes)
 
 
+def _told_at(site, frames):
+    """Where a barrier site is reported: the site itself in this file, else the innermost call
+    in this file that reaches it (a barrier in a library header is told at the call); None where
+    no function on the path is in this file."""
+    if site.function.in_main_file:
+        return site
+    for frame in reversed(frames):
+        if frame.site.function.in_main_file:
+            return frame.site
+    return None
+
+
+def _path_key(frames) -> tuple:
+    return tuple(frame.site.node.id for frame in frames)
+
+
+def _path(frames) -> str:
+    """How a site in a helper is reached, by the last call on the way."""
+    return f" when reached through the call at line {frames[-1].site.node.line}" if frames else ""
+
+
 def _how(site, frames) -> str:
     verb = "is synchronized on" if "arrive" not in site.prim.name else "is arrived at"
-    if frames:
-        return f"{verb} (through '{frames[0].site.callee.name if frames[0].site.callee else '?'}', line {site.node.line})"
-    return verb
+    return verb + _path(frames)

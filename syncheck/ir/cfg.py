@@ -23,6 +23,9 @@ class Block:
     branch: Node | None = None     # condition deciding between succs
     branch_stmt: Node | None = None  # the if/loop/switch statement owning the branch
     branch_kind: str = ""          # if | loop | switch
+    # A switch's dispatch: (case label expression, the block it starts) for each label; None
+    # for where control goes when no label matches (`default:`, or past the switch).
+    cases: list[tuple[Node | None, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -247,6 +250,7 @@ class _Builder:
         dispatch, has_default = self.switches.pop()
         if not has_default[0]:
             self.edge(dispatch, after)
+            self.blocks[dispatch].cases.append((None, after))
         return after
 
     def _case(self, node: Node, cur: int) -> int:
@@ -257,6 +261,9 @@ class _Builder:
             self.edge(dispatch, target)
             if node.kind == "DEFAULT_STMT":
                 has_default[0] = True
+                self.blocks[dispatch].cases.append((None, target))
+            else:  # (a label the IR lost stays unreadable: the switch is then never settled)
+                self.blocks[dispatch].cases.append((node.children[0] if node.children else node, target))
         sub = node.children[-1] if node.children else None
         if node.kind == "CASE_STMT" and len(node.children) >= 2:
             sub = node.children[-1]

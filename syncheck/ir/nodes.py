@@ -71,6 +71,9 @@ class Decl:
     # Fields: where the field's bytes lie (see _field_layout). A field of a union (directly or
     # through anonymous structs) shares its bytes with the union's other members.
     layout: "FieldLayout | None" = None
+    # An array whose initializer gives every element as a constant (a lookup table, `__constant__
+    # int order[] = {0, 4, 2, 6}`; only where the elements are const or in constant memory).
+    elements: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -214,6 +217,36 @@ def strip_wrappers(node: "Node", kinds: tuple[str, ...] = VALUE_WRAPPERS) -> "No
     while node.kind in kinds and node.children:
         node = node.children[-1]
     return node
+
+
+_ARRAY_TYPES = (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY)
+_MAX_TABLE = 4096
+
+
+def _table_elements(cursor: ci.Cursor) -> tuple[int, ...] | None:
+    """The constant elements of a one-dimensional array's braced initializer (None where one
+    is not an integer constant, or the array is longer than the initializer)."""
+    lists = [c for c in cursor.get_children() if c.kind == ci.CursorKind.INIT_LIST_EXPR]
+    if len(lists) != 1:
+        return None
+    values = []
+    for item in lists[0].get_children():
+        if item.kind == ci.CursorKind.INIT_LIST_EXPR or len(values) >= _MAX_TABLE:
+            return None
+        value = clang_api.evaluate(item)
+        if not isinstance(value, int) or isinstance(value, bool):
+            return None
+        values.append(value)
+    extent = cursor.type.get_array_size()
+    if not values or extent > len(values):
+        return None  # elements the initializer leaves zero: not read as a table
+    return tuple(values)
+
+
+def names_declaration(node: "Node", key: str) -> bool:
+    """Does the expression, inside value wrappers, name the declaration `key`?"""
+    node = strip_wrappers(node)
+    return node.kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.key == key
 
 
 def structural_key(node: "Node") -> tuple:
@@ -552,6 +585,7 @@ class Lowerer:
         model = file.startswith(cuda_declaration_prefixes())  # CUDA's: the model's or the real headers'
 
         value = None
+        elements = None
         is_const = False
         if kind == K.PARM_DECL:
             storage = "param"
@@ -560,6 +594,9 @@ class Lowerer:
             is_const = cursor.type.is_const_qualified()
             if is_const and storage in ("local", "global", "constant"):
                 value = self._constant_init(cursor)
+            if storage in ("global", "constant") and cursor.type.kind in _ARRAY_TYPES and (
+                    storage == "constant" or cursor.type.get_array_element_type().is_const_qualified()):
+                elements = _table_elements(cursor)
         elif kind == K.FIELD_DECL:
             storage = "field"
             layout = _field_layout(cursor)
@@ -579,7 +616,7 @@ class Lowerer:
         decl = Decl(kind=kind.name, name=cursor.spelling, key=key, storage=storage,
                     type=cursor.type.spelling, qualified=self.qualified_name(identity),
                     in_model=model, line=loc.line, file=file, value=value, is_const=is_const,
-                    instance=instance, no_return=no_return, layout=layout)
+                    instance=instance, no_return=no_return, layout=layout, elements=elements)
         self._decls[h] = decl
         return decl
 
@@ -699,12 +736,13 @@ class Lowerer:
             if self.instance_refs is not None and node.decl is not None and node.decl.instance:
                 self.instance_refs.append((node.decl.instance, 0, 0))  # cannot be found again
         elif kind == K.DECL_REF_EXPR and not node.spelling and len(node.children) == 1 \
-                and node.children[0].kind in _LITERAL_NAMES:
-            # A template argument substituted into an instantiated body: its value.
-            literal = node.children[0]
-            literal.line, literal.col, literal.start = node.line, node.col, node.start
-            literal.end_line, literal.end_col, literal.end = node.end_line, node.end_col, node.end
-            return literal
+                and strip_wrappers(node.children[0]).kind in _LITERAL_NAMES:
+            # A template argument substituted into an instantiated body: its value (an
+            # enumeration's, `switch (level)` with level = L_WARP, shows as a cast literal).
+            value = node.children[0]
+            value.line, value.col, value.start = node.line, node.col, node.start
+            value.end_line, value.end_col, value.end = node.end_line, node.end_col, node.end
+            return value
         if kind == K.LAMBDA_EXPR:
             self.lambdas.append(node)
         if kind == K.CALL_EXPR and node.decl is not None and node.decl.name in _ASSIGNMENT_OPERATORS:

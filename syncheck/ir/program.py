@@ -228,6 +228,8 @@ class Program:
     _pure: dict[str, bool] = field(default_factory=dict, repr=False)
     _global_keys: set[str] | None = field(default=None, repr=False)
     _field_writes: dict[str, int] | None = field(default=None, repr=False)
+    _call_sites: dict[str, set[tuple]] | None = field(default=None, repr=False)
+    _host_written: set[str] | None = field(default=None, repr=False)
 
     def field_write_counts(self) -> dict[str, int]:
         """Field key -> how many places in the functions' bodies assign, step or take the
@@ -253,6 +255,38 @@ class Program:
                     counts[key] = counts.get(key, 0) + 1
             self._field_writes = counts
         return self._field_writes
+
+    def call_count(self, fn: Function) -> int:
+        """At how many places of the source the functions' bodies call ``fn`` (a template's
+        instances count as the template: a call written once in a template body is one)."""
+        if self._call_sites is None:
+            sites: dict[str, set[tuple]] = {}
+            for caller in self.functions.values():
+                if caller.body is None:
+                    continue
+                for n in caller.body.walk():
+                    if n.kind == "CALL_EXPR" and n.decl is not None:
+                        callee = self.resolve_call(n.decl)
+                        if callee is not None:
+                            sites.setdefault(callee.file + ":" + str(callee.line) + ":" + str(callee.col),
+                                             set()).add((caller.file, n.line, n.col))
+            self._call_sites = sites
+        return len(self._call_sites.get(fn.file + ":" + str(fn.line) + ":" + str(fn.col), ()))
+
+    def host_written_symbols(self) -> set[str]:
+        """Keys of the device variables the file's host code copies into
+        (`cudaMemcpyToSymbol(table, ...)`): their initializers do not hold."""
+        if self._host_written is None:
+            written = set()
+            for fn in self.functions.values():
+                if fn.body is None:
+                    continue
+                for n in fn.body.walk():
+                    if n.kind == "CALL_EXPR" and n.decl is not None and n.decl.name.startswith("cudaMemcpyToSymbol"):
+                        written.update(r.decl.key for arg in n.children[1:2] for r in arg.walk()
+                                       if r.kind == "DECL_REF_EXPR" and r.decl is not None)
+            self._host_written = written
+        return self._host_written
 
     def global_value_keys(self) -> set[str]:
         """Keys of the global and __constant__ variables the functions read."""
