@@ -10,6 +10,8 @@ are kept as notes: each must be fixed).
 
 from __future__ import annotations
 
+import itertools
+
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -154,37 +156,57 @@ def partial_reaches(service: UniformityService,
     found: dict[tuple, PartialReach] = {}
     proofs: dict[tuple, bool] = {}
     for root in service.root_functions():
-        for site, frames in service.walk_sites(root):
-            if site.prim is None:
-                continue
-            allowed = allowed_level(site)
-            if allowed is None:
-                continue
-            controllers = effective_controllers(site, frames)
-            if allowed >= Level.WARP:
-                controllers = _inside_whole_warp_test(controllers)
-            violating = [(d, c) for d, c in controllers if c.level > allowed
-                         and not _proven_same(service, root, frames, d, c, allowed, proofs, site)]
-            violating = [(d, c) for d, c in violating
-                         if not _loop_kept_by_guard(service, root, frames, d, c, controllers, violating, proofs)]
-            if not violating:
-                continue
-            # Reported where the innermost divergent decision is: fixing a caller's
-            # `if (mask)` alone would leave it. Callers' decisions become notes.
-            depth = max(d for d, _ in violating)
-            causes = [c for d, c in violating if d == depth]
-            if depth < len(frames):
-                anchor_site = frames[depth].site
-                chain = [f.site for f in frames[depth + 1:]] + [site]
-            else:
-                anchor_site, chain = site, []
-            key = (anchor_site.node.line, anchor_site.node.col, site.node.line, site.prim.category)
-            if key in found:
-                continue
-            outer = [(frames[d].site, [c for e, c in violating if e == d])
-                     for d in sorted({d for d, _ in violating if d < depth})]
-            found[key] = PartialReach(site, anchor_site, anchor_site.function, causes,
-                                      chain, allowed, outer)
+        mine: dict[tuple, PartialReach] = {}
+        _collect(service, root, service.walk_sites(root), allowed_level, mine, proofs)
+        flags = service.flag_parameters(root) if mine else []
+        if flags:
+            # A flag is one value for the whole launch: a reach is real only where some choice
+            # of the flags has it (`if (norms) { ...; __syncthreads(); nrm = s[0]; }` then
+            # `norms ? nrm <= tol : res <= tol`: the thread-dependent value is never tested).
+            seen: set[tuple] = set()
+            for values in itertools.product((False, True), repeat=len(flags)):
+                assumed = tuple(zip(flags, values))
+                chosen: dict[tuple, PartialReach] = {}
+                _collect(service, root, service.walk_sites(root, assumed), allowed_level, chosen, {})
+                seen.update(chosen)
+            mine = {key: reach for key, reach in mine.items() if key in seen}
+        for key, reach in mine.items():
+            found.setdefault(key, reach)
     return list(found.values())
+
+
+def _collect(service: UniformityService, root, walked, allowed_level, found: dict, proofs: dict) -> None:
+    """The partial reaches among one walk's sites, into ``found`` (first by place)."""
+    for site, frames in walked:
+        if site.prim is None:
+            continue
+        allowed = allowed_level(site)
+        if allowed is None:
+            continue
+        controllers = effective_controllers(site, frames)
+        if allowed >= Level.WARP:
+            controllers = _inside_whole_warp_test(controllers)
+        violating = [(d, c) for d, c in controllers if c.level > allowed
+                     and not _proven_same(service, root, frames, d, c, allowed, proofs, site)]
+        violating = [(d, c) for d, c in violating
+                     if not _loop_kept_by_guard(service, root, frames, d, c, controllers, violating, proofs)]
+        if not violating:
+            continue
+        # Reported where the innermost divergent decision is: fixing a caller's
+        # `if (mask)` alone would leave it. Callers' decisions become notes.
+        depth = max(d for d, _ in violating)
+        causes = [c for d, c in violating if d == depth]
+        if depth < len(frames):
+            anchor_site = frames[depth].site
+            chain = [f.site for f in frames[depth + 1:]] + [site]
+        else:
+            anchor_site, chain = site, []
+        key = (anchor_site.node.line, anchor_site.node.col, site.node.line, site.prim.category)
+        if key in found:
+            continue
+        outer = [(frames[d].site, [c for e, c in violating if e == d])
+                 for d in sorted({d for d, _ in violating if d < depth})]
+        found[key] = PartialReach(site, anchor_site, anchor_site.function, causes,
+                                  chain, allowed, outer)
 
 

@@ -15,6 +15,7 @@ from itertools import zip_longest
 from syncheck.analyses import c_semantics as C
 from syncheck.analyses import primitives as P
 from syncheck.analyses.barrier_intervals import BarrierIntervals, Point
+from syncheck.analyses.constants import integer_constant
 from syncheck.analyses.integer_relaxation import multiple_of, relaxed
 from syncheck.analyses.levels import GROUP_THREADS, Level
 from syncheck.analyses.shared_memory import WARP_PART_START, Access, Guard, KernelAccesses, Offset
@@ -24,7 +25,7 @@ from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED,
                                         launch_relations, parameter_facts, relation_term, tied_parameters, same_in_scopes, smallest_example,
                                         term_variables, z3_module)
 from syncheck.analyses.uniformity import UniformityService
-from syncheck.ir.nodes import POINTER_WRAPPERS, Node, referenced_keys, strip_wrappers, structural_key
+from syncheck.ir.nodes import LANE_ID, POINTER_WRAPPERS, Node, referenced_keys, strip_wrappers, structural_key
 from syncheck.ir.program import Function, Program
 
 
@@ -62,11 +63,15 @@ class Race:
 def _next_iteration(ka: KernelAccesses, loop) -> NextIteration:
     declared: set[str] = set()
     updates: dict[str, Node | None] = {}
+    handed: set[str] = set()
     for b in loop.blocks:
         for item in ka.cfg.blocks[b].items:
             for n in item.walk():
                 if n.kind == "VAR_DECL" and n.decl is not None:
                     declared.add(n.decl.key)
+                if n.kind == "CALL_EXPR":
+                    handed.update(r.decl.key for arg in n.children[1:] for r in arg.walk()
+                                  if r.kind == "DECL_REF_EXPR" and r.decl is not None)
                 target = None
                 if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op and \
                         n.op.endswith("=") and n.op not in ("==", "!=", "<=", ">=") and len(n.children) == 2:
@@ -76,7 +81,11 @@ def _next_iteration(ka: KernelAccesses, loop) -> NextIteration:
                 if target is not None and target.kind == "DECL_REF_EXPR" and target.decl is not None:
                     key = target.decl.key
                     updates[key] = n if key not in updates else None
-    return NextIteration({k: v for k, v in updates.items() if k not in declared})
+    through_references = any(n is not None and "&" in (_strip(n.children[0]).decl.type or "")
+                             for n in updates.values()
+                             if n is not None and _strip(n.children[0]).decl is not None)
+    return NextIteration({k: v for k, v in updates.items() if k not in declared},
+                         through_references or None in updates.values(), frozenset(handed))
 
 
 def _varying_loop_vars(ka: KernelAccesses, access: Access, intervals: BarrierIntervals) -> frozenset[str]:
@@ -422,8 +431,9 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                 shape, source = assumed_shape(ka)
                 if source == SMALLEST_SHAPE:
                     shape = found_shape
-                elif intra_only and _block_code_in_one_warp(ka, shape) and not _under_one_lane_split(a, b):
-                    intra_only = False  # a block race: the kernel's block is one warp
+                elif intra_only and _block_code(ka) and not _under_one_lane_split(a, b) \
+                        and (_one_warp_block(shape) or not (_written_for_a_warp(a) or _written_for_a_warp(b))):
+                    intra_only = False  # a block race between lanes the block or its layout puts in one warp
                 branches = [ka.cfg.blocks[d[0]].branch for d in parted or ()]
                 # (lanes of one warp too: the block barrier the parting skips would order them)
                 parted_at = tuple(c.id for c in branches) if branches and None not in branches else ()
@@ -481,31 +491,81 @@ def _carrier(iteration: tuple[str, object]) -> int | None:
 _WARP_LEVEL = frozenset({P.TILE_SYNC, P.WARP_COLLECTIVE, P.TILE_COLLECTIVE, P.LEGACY_WARP})
 
 
-def _block_code_in_one_warp(ka: KernelAccesses, shape) -> bool:
-    """Is the kernel block code that its launches run as one warp: a block of at most 32
-    threads, ordered by block barriers, with nothing written for a warp (no __syncwarp(), no
-    warp or tile collective, no __activemask() or lane-mask query, no volatile shared view)?
-    Two of its threads are then always lanes of one warp, but the code does not rely on that:
-    a race between them is the block
-    race SYN401 reports (its authors fix it with __syncthreads()), not a reliance on
-    lockstep lanes (SYN402)."""
-    if not shape or shape[0] * shape[1] * shape[2] > 32:
-        return False
-    if ka.one_warp_block_code is None:
+def _block_code(ka: KernelAccesses) -> bool:
+    """Is the kernel block code: ordered by block barriers, with nothing written for a warp
+    (no __syncwarp(), no warp or tile collective, no __activemask() or lane-mask query, no
+    volatile shared view)? Two of its threads that race may be lanes of one warp (a block of
+    at most 32 threads, or a layout where each group of 8 threads reads what its own group
+    wrote), but the code does not rely on that: the race is the block race SYN401 reports (its
+    authors fix it with __syncthreads()), not a reliance on lockstep lanes (SYN402)."""
+    if ka.block_code is None:
         prims = [site.prim for site, _ in ka.service.walk_sites(ka.kernel) if site.prim is not None]
         categories = {prim.category for prim in prims}
-        ka.one_warp_block_code = P.BLOCK_BARRIER in categories \
+        ka.block_code = P.BLOCK_BARRIER in categories \
             and not categories & _WARP_LEVEL \
             and not any(prim.name in P.WARP_QUERIES for prim in prims) \
             and not any("volatile" in a.node.type for a in ka.accesses)
-    return ka.one_warp_block_code
+    return ka.block_code
+
+
+def _one_warp_block(shape) -> bool:
+    """Do the launches make the block one warp (at most 32 threads)? Its code may well name
+    the warp size (`(t + 1) % 32` wrapping round the block) without being written for a warp."""
+    return bool(shape) and shape[0] * shape[1] * shape[2] <= 32
+
+
+_WARP_SIZED = {("%", 32), ("/", 32), ("&", 31), (">>", 5)}
+
+
+def _written_for_a_warp(access: Access) -> bool:
+    """Do the access's index or its guards name a thread's lane or warp (`threadIdx.x % 32`,
+    `t / 32`, `t & 31`, `t >> 5`, warpSize, the lane id), also through the locals they read?
+    Such code is laid out for a warp, and its lanes' exchange relies on the warp (SYN402)."""
+    pending = [(n, s) for n, s in access.indices] + [(o.node, o.scope) for o in access.offsets] \
+        + [(g.cond, g.scope) for g in access.guards]
+    seen: set[int] = set()
+    while pending:
+        node, scope = pending.pop()
+        if node is None or node.id in seen or len(seen) > 200:
+            continue
+        seen.add(node.id)
+        for n in node.walk():
+            if n is LANE_ID or n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.name == "warpSize":
+                return True
+            if n.kind == "BINARY_OPERATOR" and len(n.children) == 2 \
+                    and any((n.op, integer_constant(c)) in _WARP_SIZED for c in n.children[1:]):
+                return True
+            if n.kind == "DECL_REF_EXPR" and n.decl is not None and scope is not None:
+                defined = scope.single_defs.get(n.decl.key)
+                if defined is not None:
+                    pending.append((defined, scope))
+                elif n.decl.key in scope.bindings:
+                    pending.append(scope.bindings[n.decl.key])
+                elif n.decl.key in scope.multi_defs and scope.analysis.function.body is not None:
+                    pending.extend((value, scope) for value in _assigned_values(scope.analysis.function.body,
+                                                                                n.decl.key))
+    return False
+
+
+def _assigned_values(body: Node, key: str) -> list[Node]:
+    """What a function's body gives a local: its initializer and the right sides of its
+    assignments (`idx = 2 * t - lane; idx += 32;`)."""
+    out = []
+    for n in body.walk():
+        if n.kind == "VAR_DECL" and n.decl is not None and n.decl.key == key and n.children:
+            out.append(n.children[-1])
+        elif n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and len(n.children) == 2 \
+                and _strip(n.children[0]).kind == "DECL_REF_EXPR" and _strip(n.children[0]).decl is not None \
+                and _strip(n.children[0]).decl.key == key and n.op.endswith("=") and n.op not in ("==", "!=", "<=", ">="):
+            out.append(n.children[1])
+    return out
 
 
 def _under_one_lane_split(a: Access, b: Access) -> bool:
     """Are both accesses under one branch that part of the block skips (`if (tx < 4)` around
     a tree's steps)? No block barrier can go between them there: the lanes that take the
     branch order them with __syncwarp(mask) alone, so they are lanes of one warp relying on
-    lockstep (SYN402), even in a block of one warp."""
+    lockstep (SYN402), even in block code."""
     split = lambda access: {(id(g.cond), g.polarity) for g in access.guards if g.level > Level.BLOCK}
     return bool(split(a) & split(b))
 

@@ -696,6 +696,16 @@ def _address_read_from_shared(holder: Node, scope: Scope) -> bool:
     return False
 
 
+def _location_name(key: str, fallback: str) -> str:
+    """A location key's name for messages (`smem.partials` of `...@smem.partials`; a union's
+    storage, `smem.{<union key>}`, is named by what holds it)."""
+    if "@" not in key:
+        return fallback
+    plain = re.sub(r"\.?\{[^{}]*\}", "", key)
+    name = plain.rsplit("@", 1)[-1].split("#", 1)[0]
+    return name or fallback
+
+
 def _display_name(key: str, node: Node) -> str:
     """The shared variable's name for messages, from its declaration key."""
     tail = key.rsplit("@", 1)[-1]
@@ -985,8 +995,8 @@ class KernelAccesses:
         self.member_roots: dict[str, str] = {}
         # locations that are a union's storage, shared by its members (_member_location)
         self.union_locations: set[str] = set()
-        # block code its launches run as one warp (races.py: _block_code_in_one_warp), once
-        self.one_warp_block_code: bool | None = None
+        # block code (races.py: _block_code), once
+        self.block_code: bool | None = None
         self._returning: set[str] = set()  # functions whose returned pointer is being followed
         # Every `extern __shared__ T buf[]` of a kernel and its helpers starts at the same
         # byte: one location, keyed by the first such declaration met
@@ -1651,7 +1661,7 @@ class KernelAccesses:
             return d.key, d.name
         if d.key in scope.pointer_alias:
             key = scope.pointer_alias[d.key][0]
-            return key, key.rsplit("@", 1)[-1].split("#", 1)[0] if "@" in key else d.name
+            return key, _location_name(key, d.name)
         if d.key in scope.bindings:
             arg, arg_scope = scope.bindings[d.key]
             found = self._shared_base(arg, arg_scope)

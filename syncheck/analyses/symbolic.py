@@ -34,6 +34,15 @@ class NextIteration:
     the loop (None: updated in several places), for variables declared outside it."""
 
     updates: dict[str, Node | None]
+    # the loop assigns through a reference (which may name any variable), and the variables
+    # it hands to calls (which may change them)
+    through_references: bool = False
+    handed: frozenset[str] = frozenset()
+
+    def keeps(self, key: str) -> bool:
+        """Does the variable keep its value from one iteration to the next (the loop changes
+        it neither by name, nor through a reference, nor in a call it is handed to)?"""
+        return key not in self.updates and not self.through_references and key not in self.handed
 
 
 def _strip(node: Node) -> Node:
@@ -56,8 +65,6 @@ BITS = 32
 SYMBOL_RANGE = 1 << 20
 
 # What a proof may take as an unknown value when the encoder cannot model it.
-_MAX_TABLE_TERMS = 64  # a lookup table read at a run-time index becomes a chain of this many choices
-
 _MODELLED_AS_UNKNOWN = ("ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR", "MEMBER_REF_EXPR", "CALL_EXPR",
                         "DECL_REF_EXPR")
 # Unknowns that are bit masks over a warp's lanes (a ballot): every 32-bit value, not small.
@@ -400,28 +407,24 @@ class Encoder:
         raise NotEncodable()
 
     def _table_value(self, node: Node, scope: Scope, depth: int):
-        """An element of a lookup table (`FL_ORDER[row / 8]` with `__constant__ int FL_ORDER[] =
-        {0, 4, 2, 6, 1, 5, 3, 7}`): the table's value at the index. None for other arrays, and
-        for a table the host code copies into."""
+        """An element of a lookup table read at an index the encoder folds to a constant
+        (`FL_ORDER[row / 8]` with row 3 and `__constant__ int FL_ORDER[] = {0, 4, 2, 6, 1, 5,
+        3, 7}`): the table's value there. None for other arrays, and for a table the host code
+        copies into. At a run-time index the element stays unknown: which values the index
+        takes depends on loop bounds the encoder may know only loosely, and a table read past
+        them would make conflicts the code does not have."""
         table = _strip(node.children[0])
         decl = table.decl if table.kind == "DECL_REF_EXPR" else None
         if decl is None or decl.elements is None or decl.storage not in ("global", "constant") \
                 or decl.key in self.program.host_written_symbols():
             return None
         index = self.z3.simplify(self.expr(node.children[1], scope, depth + 1))
-        bits = C.z3_bits(_int(node))
-        values = [constant_term(self.z3, v, bits) for v in decl.elements]
-        if self.z3.is_bv_value(index):
-            at = index.as_signed_long()
-            if 0 <= at < len(values):
-                return values[at]
-            raise NotEncodable()  # out of the table: another kind of bug
-        if len(values) > _MAX_TABLE_TERMS:
+        if not self.z3.is_bv_value(index):
             raise NotEncodable()
-        term = values[-1]
-        for at in range(len(values) - 2, -1, -1):
-            term = self.z3.If(index == at, values[at], term)
-        return term
+        at = index.as_signed_long()
+        if not 0 <= at < len(decl.elements):
+            raise NotEncodable()  # out of the table: another kind of bug
+        return constant_term(self.z3, decl.elements[at], C.z3_bits(_int(node)))
 
     def _field(self, node: Node, scope: Scope, depth: int):
         """A field of the object a method runs on: what its constructor stored there, in
@@ -512,13 +515,21 @@ class Encoder:
         if d.key in scope.bindings and not (d.storage == "param" and scope.bound(node) is None):
             arg, arg_scope = scope.bindings[d.key]
             return self._as_type_of(self.expr(arg, arg_scope, depth + 1), arg, node)
+        if d.storage == "global" and self.service is not None \
+                and "global:" + d.key in self.service.atomic_locations():
+            # a __device__ variable threads update atomically meanwhile: each thread's own
+            # reading (a value the grid's threads agree on only where a grid sync publishes it,
+            # which the uniformity analysis decides)
+            value = scope.analysis.values.get(node.id)
+            return self.sym(d.key, per_thread=value is None or value.level > Level.BLOCK)
         if d.storage in ("global", "constant", "template", "enum"):
             return self.sym(d.key, per_thread=False)
-        if d.storage == "shared" and "[" not in d.type and self.next_iteration is None:
+        if d.storage == "shared" and "[" not in d.type and (self.next_iteration is None
+                                                             or self.next_iteration.keeps(d.key)):
             # A __shared__ scalar (`luc[firstBin]`): one word of the block, the same value for
             # two threads reading it in one interval (a store racing with the reads is a
-            # finding of its own). Across iterations of a loop it may have changed: not
-            # encoded there.
+            # finding of its own). Across iterations of a loop it may have changed: encoded
+            # there only where the loop does not change it.
             return self.sym(f"{d.key}@shared", per_thread=False)
         if d.storage == "param" and d.key not in scope.multi_defs:
             return self.sym(d.key, per_thread=False)

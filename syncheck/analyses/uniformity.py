@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from syncheck.analyses import c_semantics as C
 from syncheck.analyses import per_thread as PT
 from syncheck.analyses import primitives as P
+from syncheck.analyses.barrier_intervals import BarrierIntervals
 from syncheck.analyses.constants import integer_constant
 from syncheck.analyses.control_dependence import control_dependences
 from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level, join_all, run_level
@@ -139,6 +140,7 @@ class FunctionAnalysis:
 
 
 _RECURSION_ROUNDS = 4
+_MAX_FLAGS = 3  # flag parameters a kernel's findings are checked against, each way
 
 
 def settled_successors(block: Block, test: Value | None) -> list[int] | None:
@@ -239,14 +241,23 @@ class UniformityService:
         # analyses whose inner calls used it.
         self._recursion_guess: dict[tuple, tuple[Value, Level]] = {}
         self._recursive_hits: set[tuple] = set()
+        self._atomic_sites: dict[str, list[tuple[str, Node]]] | None = None
         self._atomic_locations: dict[str, int] | None = None
+        self._grid_intervals: dict[str, BarrierIntervals | None] = {}
 
     def atomic_locations(self) -> dict[str, int]:
         """Global memory the program's threads update with atomics, named so that a load
-        elsewhere can be matched to it: a struct field (`atomicAdd(args.count, 1)`) or a
-        __device__ variable -> the line of one such update."""
+        elsewhere can be matched to it: a struct field (`atomicAdd(args.count, 1)`), a
+        __device__ variable or a reference variable (`atomicExch(&flag, 1)` with `int& flag`)
+        -> the line of one such update."""
         if self._atomic_locations is None:
-            found: dict[str, int] = {}
+            self._atomic_locations = {key: sites[0][1].line for key, sites in self.atomic_sites().items()}
+        return self._atomic_locations
+
+    def atomic_sites(self) -> dict[str, list[tuple[str, Node]]]:
+        """The atomic updates of each location of atomic_locations: (function key, call)."""
+        if self._atomic_sites is None:
+            found: dict[str, list[tuple[str, Node]]] = {}
             for fn in self.program.functions.values():
                 for n in fn.body.walk() if fn.body is not None else ():
                     if n.kind != "CALL_EXPR" or n.decl is None or n.decl.name not in P.ATOMIC_FUNCTIONS:
@@ -254,9 +265,17 @@ class UniformityService:
                     args = call_args(n)
                     key = _global_location(args[0]) if args else None
                     if key is not None:
-                        found.setdefault(key, n.line)
-            self._atomic_locations = found
-        return self._atomic_locations
+                        found.setdefault(key, []).append((fn.key, n))
+            self._atomic_sites = found
+        return self._atomic_sites
+
+    def grid_intervals(self, fn: Function) -> BarrierIntervals | None:
+        """The function's intervals between grid-wide syncs (None: it has none)."""
+        if fn.key not in self._grid_intervals:
+            cfg, live, _ = self.cfg_of(fn)
+            intervals = BarrierIntervals(cfg, live, _syncs_grid)
+            self._grid_intervals[fn.key] = intervals if intervals.barrier_items else None
+        return self._grid_intervals[fn.key]
 
     # -- per function --
     def block_dim_parameters(self, fn: Function) -> dict[str, str]:
@@ -403,15 +422,30 @@ class UniformityService:
                 roots.append(f)
         return roots
 
-    def walk_sites(self, root: Function):
+    def walk_sites(self, root: Function, assumed: tuple[tuple[str, bool], ...] = ()):
         """(site, frames) for every site reachable from ``root`` through calls; computed once
-        per root and shared by every check."""
-        walked = self._walks.get(root.key)
+        per root and shared by every check. ``assumed``: flag parameters of the kernel taken
+        as these constants (flag_parameters)."""
+        walked = self._walks.get((root.key, assumed))
         if walked is None:
             budget = [_MAX_FRAMES]
-            walked = list(self._walk(self.analyze(root), (), {root.key}, budget))
-            self._walks[root.key] = walked
+            analysis = self.analyze(root) if not assumed else self.analyze(
+                root, tuple(Value(const=int(dict(assumed)[p.key])) if p.key in dict(assumed) else UNIFORM
+                            for p in root.params))
+            walked = list(self._walk(analysis, (), {root.key}, budget))
+            self._walks[(root.key, assumed)] = walked
         return walked
+
+    def flag_parameters(self, kernel: Function) -> list[str]:
+        """The kernel's `bool` parameters that its body never assigns (the first
+        _MAX_FLAGS): each is one value for the whole launch, so code under `if (flag)` and a
+        later `flag ? a : b` run in the same launches (see divergence.partial_reaches)."""
+        if kernel.kind != "kernel" or kernel.body is None:
+            return []
+        assigned, _ = _assigned_keys([kernel.body], declarations=False)
+        flags = [p.key for p in kernel.params
+                 if (p.type or "").replace("const", "").strip() == "bool" and p.key not in assigned]
+        return flags[:_MAX_FLAGS]
 
     def main_file_sites(self, every_context: bool = False):
         """Sites in this file's functions: once each (their first calling context), or in
@@ -593,6 +627,7 @@ class _FunctionAnalyzer:
         self.pointee_field_values: dict[str, Value] = {}
         self.reference_field_values: dict[str, Value] = {}
         self.reference_whole_stores: set[str] = set()
+        self.item_index = -1  # the item of self.block being evaluated
         # Only the final pass records sites and values for the checks.
         self.recording = False
         self.latest: dict[int, Value] = {}
@@ -832,7 +867,8 @@ class _FunctionAnalyzer:
                 break
         self.guards: list[Controller] = []
         blk = self.cfg.blocks[b]
-        for item in blk.items:
+        for index, item in enumerate(blk.items):
+            self.item_index = index
             v = self.eval(item)
             if item is blk.branch:
                 old = self.cond_values.get(b)
@@ -1090,6 +1126,9 @@ class _FunctionAnalyzer:
             return self._builtin(decl.name, "", node.line)
         if st in ("local", "param"):
             v = self.env.get(decl.key)
+            if v is not None and v.level > Level.UNIFORM and _scalar_reference(decl.type) \
+                    and self._alone_in_grid_interval(node, "ref:" + decl.key):
+                return UNIFORM  # what the grid's atomics left there before the last grid sync
             if v is not None:
                 return v
             if decl.value is not None:
@@ -1101,6 +1140,13 @@ class _FunctionAnalyzer:
             return self.env.get(decl.key, UNIFORM)
         if decl.value is not None:
             return Value(const=decl.value, aligned=isinstance(decl.value, int) and decl.value % 32 == 0)
+        if st == "global" and "[" not in decl.type:
+            updated = self.service.atomic_locations().get("global:" + decl.key)
+            if updated is not None and not self._alone_in_grid_interval(node, "global:" + decl.key):
+                # a __device__ variable other threads update atomically meanwhile (`count` with
+                # `atomicAdd(&count, 1)`): two threads reading it can see different values
+                return Value(Level.THREAD, origin=Origin(((f"'{decl.name}', which threads update atomically",
+                                                           updated),)))
         return UNIFORM
 
     def _e_MEMBER_REF_EXPR(self, node):
@@ -1203,6 +1249,37 @@ class _FunctionAnalyzer:
             return pointer, None, "pointee" if strip_wrappers(node.children[0]).kind == "MEMBER_REF_EXPR" else "pointer"
         return self.eval(node), None, "unknown"
 
+    def _alone_in_grid_interval(self, read: Node, location: str) -> bool:
+        """Is a read of a location the grid's threads update atomically in a grid interval of
+        its own: a grid-wide sync between it and every update of the location (the atomics
+        and plain stores), both ways, and, for a helper or a reference, between the
+        function's entry and it? Then every thread reads what the last interval left there:
+        one value (`atomicExch(&done, 1); grid.sync(); if (done) break; grid.sync();`).
+        Atomics in other functions are not ordered here: no."""
+        intervals = self.service.grid_intervals(self.fn)
+        if intervals is None:
+            return False
+        sites = self.service.atomic_sites().get(location, [])
+        if not sites or any(fn_key != self.fn.key for fn_key, _ in sites):
+            return False
+        updates = [call for _, call in sites] + [n for n in self.fn.body.walk() if _stores_to(n, location)]
+        at = (self.block, self.item_index)
+        if intervals.entry_free(*at) and (location.startswith("ref:") or self.fn.kind != "kernel"):
+            return False  # what the caller stored before the call may still be there
+        after_read = intervals.reach_from(*at)
+        for update in updates:
+            where = self._point_of(update)
+            if where is None or where == at or where in after_read or at in intervals.reach_from(*where):
+                return False
+        return True
+
+    def _point_of(self, node: Node) -> tuple[int, int] | None:
+        for b in self.live:
+            for i, item in enumerate(self.cfg.blocks[b].items):
+                if item.start <= node.start and node.end <= item.end and any(n is node for n in item.walk()):
+                    return b, i
+        return None
+
     def _element(self, node: Node) -> str | None:
         """The env key of `a[i]` for a local array `a` and an index made of variables,
         constants and operators (no calls or assignments), else None."""
@@ -1242,8 +1319,9 @@ class _FunctionAnalyzer:
                 content = self.env.get(var, UNIFORM)
             return content.join(Value(addr.level, origin=addr.origin))
         if mem in ("pointer", "pointee", "global"):
-            updated = self.service.atomic_locations().get(_global_location(node) or "")
-            if updated is not None:
+            location = _global_location(node) or ""
+            updated = self.service.atomic_locations().get(location)
+            if updated is not None and not self._alone_in_grid_interval(node, location):
                 # other threads update it atomically meanwhile: two threads reading it at the
                 # same address can see different values
                 return Value(Level.THREAD, origin=Origin(((f"'{self.program.text(node)}', which threads "
@@ -1360,6 +1438,8 @@ class _FunctionAnalyzer:
             self.guards.append(Controller(lhs, None, "logical", a, self.fn.name, op == "&&"))
             b = self.eval(rhs)
             self.guards.pop()
+            if a.const is not None and bool(a.const) == (op == "||"):
+                return Value(a.level, const=int(op == "||"), origin=a.origin)  # the right side never runs
         else:
             b = self.eval(rhs)
         return self._combine(op, a, b, node)
@@ -2062,7 +2142,28 @@ def _global_location(node: Node) -> str | None:
         return "field:" + n.decl.key
     if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "global":
         return "global:" + n.decl.key
+    if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage in ("local", "param") \
+            and _scalar_reference(n.decl.type):
+        return "ref:" + n.decl.key  # `atomicExch(&flag, 1)` with `int& flag`: what it is bound to
     return None
+
+
+def _stores_to(node: Node, location: str) -> bool:
+    """Is the node a plain store to the location (an assignment or step of it)?"""
+    if node.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and node.op in ASSIGN_OPS and node.children \
+            or node.kind == "UNARY_OPERATOR" and node.op in ("++", "--", "post++", "post--") and node.children:
+        return _global_location(node.children[0]) == location
+    return False
+
+
+def _scalar_reference(type_spelling: str) -> bool:
+    return type_spelling.rstrip().endswith("&") and "[" not in type_spelling and "*" not in type_spelling
+
+
+def _syncs_grid(item: Node) -> bool:
+    """Does the statement make a grid-wide sync itself (`grid.sync()`, `cg::sync(grid)`)?"""
+    return any(n.kind == "CALL_EXPR" and (prim := P.classify(n)) is not None and prim.category == P.GRID_SYNC
+               for n in item.walk())
 
 
 def _stores_through_pointer(target: Node) -> bool:
