@@ -64,6 +64,7 @@ def _next_iteration(ka: KernelAccesses, loop) -> NextIteration:
     declared: set[str] = set()
     updates: dict[str, Node | None] = {}
     handed: set[str] = set()
+    through_references = False
     for b in loop.blocks:
         for item in ka.cfg.blocks[b].items:
             for n in item.walk():
@@ -81,11 +82,9 @@ def _next_iteration(ka: KernelAccesses, loop) -> NextIteration:
                 if target is not None and target.kind == "DECL_REF_EXPR" and target.decl is not None:
                     key = target.decl.key
                     updates[key] = n if key not in updates else None
-    through_references = any(n is not None and "&" in (_strip(n.children[0]).decl.type or "")
-                             for n in updates.values()
-                             if n is not None and _strip(n.children[0]).decl is not None)
+                    through_references |= "&" in (target.decl.type or "")
     return NextIteration({k: v for k, v in updates.items() if k not in declared},
-                         through_references or None in updates.values(), frozenset(handed))
+                         through_references, frozenset(handed))
 
 
 def _varying_loop_vars(ka: KernelAccesses, access: Access, intervals: BarrierIntervals) -> frozenset[str]:
@@ -566,8 +565,20 @@ def _under_one_lane_split(a: Access, b: Access) -> bool:
     a tree's steps)? No block barrier can go between them there: the lanes that take the
     branch order them with __syncwarp(mask) alone, so they are lanes of one warp relying on
     lockstep (SYN402), even in block code."""
-    split = lambda access: {(id(g.cond), g.polarity) for g in access.guards if g.level > Level.BLOCK}
-    return bool(split(a) & split(b))
+    split = lambda access: {(id(g.cond), g.polarity): g for g in access.guards if g.level > Level.BLOCK}
+    common = split(a).keys() & split(b).keys()
+    return any(not _branch_holds_block_barrier(split(a)[key]) for key in common)
+
+
+def _branch_holds_block_barrier(guard: Guard) -> bool:
+    """Does the statement the guard decides hold a block barrier of its own (`if (col <
+    ncol) { ...; __syncthreads(); ... }`)? Its code is then written for the block."""
+    body = guard.scope.analysis.function.body
+    for stmt in body.walk() if body is not None else ():
+        if stmt.kind in ("IF_STMT", "WHILE_STMT", "FOR_STMT", "DO_STMT") and any(c is guard.cond for c in stmt.children):
+            return any(n.kind == "CALL_EXPR" and (prim := P.classify(n)) is not None
+                       and prim.category == P.BLOCK_BARRIER for n in stmt.walk())
+    return False
 
 
 def _place(race: Race) -> tuple:

@@ -26,8 +26,8 @@ from syncheck.analyses.levels import UNIFORM, Level, Origin, Value, group_level,
 from syncheck.analyses.launch_shapes import LaunchShapes, ProjectLaunchShapes
 from syncheck.analyses.warp_idioms import Butterfly, butterfly
 from syncheck.analyses.reaching_definitions import ASSIGN_OPS
-from syncheck.ir.calls import (call_args, constructor_call, group_kind, is_default_argument, member_object,
-                               reference_argument_positions, template_bindings)
+from syncheck.ir.calls import (bound_arguments, call_args, constructor_call, group_kind, is_default_argument,
+                               member_object, reference_argument_positions, template_bindings)
 from syncheck.ir.cfg import CFG, Block, build_cfg
 from syncheck.ir.nodes import VALUE_WRAPPERS, Node, names_declaration, strip_wrappers
 from syncheck.ir.program import Function, Program
@@ -604,7 +604,7 @@ class _FunctionAnalyzer:
         self.block_defs: dict[int, set[str]] = {}
         self.block_stores: dict[int, set[str | HeldPointerStore]] = {}
         for b in self.live:
-            self.block_defs[b], self.block_stores[b] = _assigned_keys(self.cfg.blocks[b].items)
+            self.block_defs[b], self.block_stores[b] = _assigned_keys(self.cfg.blocks[b].items, program=self.program)
         # Loop headers of butterfly reductions: the accumulator is group-uniform at the exit.
         self.butterflies: dict[int, Butterfly] = {}
         for b in self.live:
@@ -2328,11 +2328,15 @@ def _own_field_key(node: Node) -> str | None:
     return "this::" + decl.key
 
 
-def _assigned_keys(items: list[Node], declarations: bool = True) -> tuple[set[str], set[str | HeldPointerStore]]:
+def _assigned_keys(items: list[Node], declarations: bool = True,
+                   program: Program | None = None) -> tuple[set[str], set[str | HeldPointerStore]]:
     """Local variables a block may assign (syntactically; with `declarations`, those it
-    declares too), for region-exit divergence, and the local pointers it may store through."""
+    declares too), for region-exit divergence, and the local pointers it may store through.
+    With the program, an address handed to a helper that only reads through that parameter
+    (`load(&view, ...)`) assigns nothing."""
     keys: set[str] = set()
     stores: set[str | HeldPointerStore] = set()
+    read_only = _addresses_only_read(items, program) if program is not None else set()
 
     def base_local(n: Node) -> str | None:
         field = _pointee_field_key(n)
@@ -2388,7 +2392,8 @@ def _assigned_keys(items: list[Node], declarations: bool = True) -> tuple[set[st
                 key = base_local(n.children[0])
                 if key:
                     keys.add(key)
-            elif k == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--", "&") and n.children:
+            elif k == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--", "&") and n.children \
+                    and n.id not in read_only:
                 key = base_local(n.children[0])
                 if key:
                     keys.add(key)
@@ -2400,6 +2405,42 @@ def _assigned_keys(items: list[Node], declarations: bool = True) -> tuple[set[st
                     if key:
                         keys.add(key)
     return keys, stores
+
+
+def _addresses_only_read(items: list[Node], program: Program) -> set[int]:
+    """The `&x` arguments (node ids) of calls whose callee never writes through, steps or
+    hands on that parameter (`blockIdx_to_cellPos(&particles, ...)` reading its fields)."""
+    out: set[int] = set()
+    for item in items:
+        for n in item.walk():
+            if n.kind != "CALL_EXPR" or n.decl is None:
+                continue
+            callee = program.resolve_call(n.decl)
+            if callee is None or callee.body is None:
+                continue
+            for param, arg in bound_arguments(callee.params, call_args(n)):
+                arg = strip_wrappers(arg)
+                if arg.kind == "UNARY_OPERATOR" and arg.op == "&" and not _writes_through(callee.body, param.key):
+                    out.add(arg.id)
+    return out
+
+
+def _writes_through(body: Node, key: str) -> bool:
+    """Does the body store through the pointer parameter (`*p = v`, `p->f = v`, `p[i]++`),
+    change it, take its address or hand it to a call (which may store through it)?"""
+    for n in body.walk():
+        target = None
+        if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in ASSIGN_OPS and n.children:
+            target = n.children[0]
+        elif n.kind == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--", "&") and n.children:
+            target = n.children[0]
+        elif n.kind == "CALL_EXPR" and any(r.kind == "DECL_REF_EXPR" and r.decl is not None and r.decl.key == key
+                                           for arg in call_args(n) for r in arg.walk()):
+            return True
+        if target is not None and any(r.kind == "DECL_REF_EXPR" and r.decl is not None and r.decl.key == key
+                                      for r in target.walk()):
+            return True
+    return False
 
 
 def _loop_carried(test_block, branch_block) -> bool:

@@ -228,7 +228,7 @@ class Program:
     _pure: dict[str, bool] = field(default_factory=dict, repr=False)
     _global_keys: set[str] | None = field(default=None, repr=False)
     _field_writes: dict[str, int] | None = field(default=None, repr=False)
-    _call_sites: dict[str, set[tuple]] | None = field(default=None, repr=False)
+    _call_sites: dict[tuple, set[tuple]] | None = field(default=None, repr=False)
     _host_written: set[str] | None = field(default=None, repr=False)
 
     def field_write_counts(self) -> dict[str, int]:
@@ -260,7 +260,7 @@ class Program:
         """At how many places of the source the functions' bodies call ``fn`` (a template's
         instances count as the template: a call written once in a template body is one)."""
         if self._call_sites is None:
-            sites: dict[str, set[tuple]] = {}
+            sites: dict[tuple, set[tuple]] = {}
             for caller in self.functions.values():
                 if caller.body is None:
                     continue
@@ -268,10 +268,10 @@ class Program:
                     if n.kind == "CALL_EXPR" and n.decl is not None:
                         callee = self.resolve_call(n.decl)
                         if callee is not None:
-                            sites.setdefault(callee.file + ":" + str(callee.line) + ":" + str(callee.col),
-                                             set()).add((caller.file, n.line, n.col))
+                            sites.setdefault((callee.file, callee.line, callee.col), set()).add(
+                                (caller.file, n.line, n.col))
             self._call_sites = sites
-        return len(self._call_sites.get(fn.file + ":" + str(fn.line) + ":" + str(fn.col), ()))
+        return len(self._call_sites.get((fn.file, fn.line, fn.col), ()))
 
     def host_written_symbols(self) -> set[str]:
         """Keys of the device variables the file's host code copies into
