@@ -154,8 +154,8 @@ def collect_facts(program: Program, service: UniformityService | None, path: str
 
 def _launch_fact(program: Program, launch: LaunchSite, host, hv: HostValues, path: str) -> LaunchFact:
     api = launch.api
-    cooperative = api in COOPERATIVE_APIS
-    if api in EX_APIS:
+    cooperative = api in COOPERATIVE_APIS or launch.cooperative_attribute
+    if api in EX_APIS and not cooperative:
         cooperative = any(n.kind == "DECL_REF_EXPR" and n.decl is not None and
                           n.decl.name in ("cudaLaunchAttributeCooperative", "CU_LAUNCH_ATTRIBUTE_COOPERATIVE")
                           for n in host.body.walk())

@@ -520,6 +520,8 @@ def _written_for_a_warp(access: Access) -> bool:
     """Do the access's index or its guards name a thread's lane or warp (`threadIdx.x % 32`,
     `t / 32`, `t & 31`, `t >> 5`, warpSize, the lane id), also through the locals they read?
     Such code is laid out for a warp, and its lanes' exchange relies on the warp (SYN402)."""
+    if any(_confines_to_first_warp(g) for g in access.guards):
+        return True
     pending = [(n, s) for n, s in access.indices] + [(o.node, o.scope) for o in access.offsets] \
         + [(g.cond, g.scope) for g in access.guards]
     seen: set[int] = set()
@@ -543,6 +545,31 @@ def _written_for_a_warp(access: Access) -> bool:
                 elif n.decl.key in scope.multi_defs and scope.analysis.function.body is not None:
                     pending.extend((value, scope) for value in _assigned_values(scope.analysis.function.body,
                                                                                 n.decl.key))
+    return False
+
+
+def _confines_to_first_warp(guard: Guard) -> bool:
+    """Is the guard a thread-dependent test that only threads below a constant of at most 32
+    pass (`if (tid < 16)`, `tid < offset` of a reduction's last steps, also as one side of
+    `&&`)? The code under it is the warp-synchronous tail of a tree, written for the first
+    warp's lanes."""
+    if guard.level <= Level.BLOCK or guard.polarity is False:
+        return False
+    values = guard.scope.analysis.values
+    varies_in_warp = lambda n: (v := values.get(n.id)) is not None and v.level > Level.WARP
+    pending = [_strip(guard.cond)]
+    while pending:
+        node = pending.pop()
+        if node.kind != "BINARY_OPERATOR" or len(node.children) != 2:
+            continue
+        if node.op == "&&":
+            pending.extend(_strip(c) for c in node.children)
+            continue
+        tested, bound = (node.children[0], integer_constant(node.children[1])) if node.op in ("<", "<=") else \
+            (node.children[1], integer_constant(node.children[0])) if node.op in (">", ">=") else (None, None)
+        # (the tested value differs between lanes: a lane index, not a warp's, `warp < 4`)
+        if bound is not None and 0 < bound + (node.op in ("<=", ">=")) <= 32 and varies_in_warp(tested):
+            return True
     return False
 
 

@@ -178,6 +178,10 @@ class Access:
     # the calls the access is made through, outermost first: those of synchronizing helpers
     # expanded into the kernel's CFG, then the inlined call it is in (if any)
     calls: tuple[Node, ...] = ()
+    # Made through a reference parameter (`count += add` of `int& count`): the caller's lvalue
+    # it is bound to (`n_tracks`, `s[i]` of `swap(s[i], s[j])`); ``node`` is the use in the
+    # helper, where the memory is touched.
+    through: Node | None = None
 
     @property
     def line(self) -> int:
@@ -1740,9 +1744,12 @@ class KernelAccesses:
                     # the access is to the caller's element, whose index reads in its scope
                     made = len(self.accesses)
                     self._collect(bound[0], point, gs, bound[1], depth, instance, local, mode, stored)
-                    if bound[1] is scope:
-                        for access in self.accesses[made:]:
-                            access.node = node  # through a local reference: made (and shown) here
+                    for access in self.accesses[made:]:
+                        # made (and shown) here, through a local reference or a reference
+                        # parameter; the lvalue it names is kept for the message
+                        if bound[1] is not scope and access.through is None:
+                            access.through = access.node
+                        access.node, access.function = node, scope.analysis.function
                     continue
             if kind == "DECL_REF_EXPR" and node.decl is not None and node.decl.storage == "shared" \
                     and "[" not in node.decl.type and mode in ("read", "write", "update"):

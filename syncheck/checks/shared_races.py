@@ -60,7 +60,10 @@ def access_text(ctx: CheckContext, access, bare: bool = False) -> str:
     """'writes s[i]'; with ``bare``, the verb's bare form ('write s[i]', after 'may')."""
     verb = "call" if access.atomic else "update" if access.read and access.write \
         else "write" if access.write else "read"
-    return f"{verb if bare else verb + 's'} {ctx.text(access.node)}"
+    what = ctx.text(access.node)
+    if access.through is not None and ctx.text(access.through) != what:
+        what = f"{ctx.text(access.through)} through '{what}'"
+    return f"{verb if bare else verb + 's'} {what}"
 
 
 def thread_name(t: tuple[int, int, int], three_d: bool) -> str:

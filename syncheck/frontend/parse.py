@@ -87,6 +87,12 @@ class ParseOptions:
             "-nocudalib", "-resource-dir", real.resource_dir, "--cuda-device-only",
             f"-std={self.std}", "-ferror-limit=0", "-Wno-everything",
         ]
+        # nvcc states its version to the code it compiles (`#if __CUDACC_VER_MAJOR__ >= 12`
+        # choosing cudaLaunchKernelExC); clang does not: say the headers' version.
+        given = {d.split("=", 1)[0] for d in self.defines}
+        for name, value in _compiler_version_macros(real.version):
+            if name not in given:
+                args.append(f"-D{name}={value}")
         for d in self.include_dirs:
             args += ["-I", d]
         for d in self.defines:
@@ -497,3 +503,12 @@ def options_from_compiler_args(args: list[str], directory: str) -> ParseOptions:
             if candidate.startswith(("sm_", "compute_")):
                 arch = "sm_" + candidate.split("_", 1)[1]
     return ParseOptions(include_dirs=tuple(includes), defines=tuple(defines), arch=arch, std=std)
+
+
+def _compiler_version_macros(version: str) -> list[tuple[str, int]]:
+    """nvcc's __CUDACC_VER_MAJOR__/MINOR/BUILD for headers of CUDA ``version`` ("12.3")."""
+    parts = [int(p) for p in version.split(".")[:3] if p.isdigit()]
+    if not parts:
+        return []
+    parts += [0] * (3 - len(parts))
+    return list(zip(("__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__"), parts))

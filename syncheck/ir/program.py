@@ -34,6 +34,8 @@ MAX_INSTANTIATIONS = 256
 
 CONFIG_CALLS = {"cudaConfigureCall", "__cudaPushCallConfiguration"}
 # What a host function names when it launches with programmatic stream serialization.
+COOPERATIVE_ATTRIBUTES = ("cudaLaunchAttributeCooperative", "CU_LAUNCH_ATTRIBUTE_COOPERATIVE")
+EX_LAUNCH_APIS = ("cudaLaunchKernelEx", "cudaLaunchKernelExC", "cuLaunchKernelEx")
 PROGRAMMATIC_ATTRIBUTES = ("cudaLaunchAttributeProgrammaticStreamSerialization",
                            "programmaticStreamSerializationAllowed")
 LAUNCH_APIS = {"cudaLaunchKernel", "cudaLaunchCooperativeKernel", "cudaLaunchKernelEx",
@@ -201,6 +203,9 @@ class LaunchSite:
     # Launched with programmatic stream serialization (a cudaLaunchKernelEx whose function
     # sets that launch attribute): the kernel may start before the previous one has finished.
     programmatic: bool = False
+    # A cudaLaunchKernelEx / cuLaunchKernelEx whose launching function sets the cooperative
+    # attribute: kept when a helper's launch is seen from its callers.
+    cooperative_attribute: bool = False
 
 
 @dataclass
@@ -1030,7 +1035,9 @@ class ProgramBuilder:
                         host_function=fn.key, args=args, result_used=used,
                         kernel_instance=target.instance if target else "",
                         programmatic=callee.name in ("cudaLaunchKernelEx", "cudaLaunchKernelExC")
-                        and fn.mentions(*PROGRAMMATIC_ATTRIBUTES)))
+                        and fn.mentions(*PROGRAMMATIC_ATTRIBUTES),
+                        cooperative_attribute=callee.name in EX_LAUNCH_APIS
+                        and fn.mentions(*COOPERATIVE_ATTRIBUTES)))
         return sites
 
 
@@ -1085,7 +1092,8 @@ class ProgramBuilder:
                                 node=forwarded.node, host_function=forwarded.host_function,
                                 config=forwarded.config, args=forwarded.args,
                                 result_used=forwarded.result_used, kernel_instance=kernel.instance,
-                                programmatic=forwarded.programmatic))
+                                programmatic=forwarded.programmatic,
+                                cooperative_attribute=forwarded.cooperative_attribute))
             helpers = found
         return out
 
@@ -1122,7 +1130,8 @@ class ProgramBuilder:
                 shape = self._launch_config_fields(fn, site.args[0])
                 site = LaunchSite(key, site.kernel_name, "<<<>>>", site.node, fn.key,
                                   config=list(shape) if shape else [], args=site.args[2:],
-                                  result_used=site.result_used, programmatic=site.programmatic)
+                                  result_used=site.result_used, programmatic=site.programmatic,
+                                  cooperative_attribute=site.cooperative_attribute)
             elif site.api != "<<<>>>":
                 if site.api not in ("cudaLaunchKernel", "cudaLaunchCooperativeKernel") or not site.args:
                     continue
@@ -1232,13 +1241,14 @@ def _forward_site(functions: dict[str, Function], site: LaunchSite, helper: Func
         if all(c is not None for c in config) and kernel_args is not None:
             return LaunchSite(site.kernel_key, site.kernel_name, site.api, call, caller.key,
                               config=config + list(site.config[2:]), args=kernel_args,
-                              result_used=site.result_used, programmatic=site.programmatic)
+                              result_used=site.result_used, programmatic=site.programmatic,
+                              cooperative_attribute=site.cooperative_attribute)
     elif len(site.args) > 2:
         shape = [translate.expression(a) for a in site.args[1:3]]
         if all(c is not None for c in shape):
             return LaunchSite(site.kernel_key, site.kernel_name, site.api, call, caller.key,
                               args=[site.args[0], *shape, *site.args[3:]], result_used=site.result_used,
-                              programmatic=site.programmatic)
+                              programmatic=site.programmatic, cooperative_attribute=site.cooperative_attribute)
     return site
 
 
