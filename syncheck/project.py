@@ -139,6 +139,8 @@ def collect_facts(program: Program, service: UniformityService | None, path: str
         host = program.functions[launch.host_function]
         if not host.in_main_file:
             continue
+        if not launch.kernel_key and launch.node.id in program.forwarded_launch_nodes:
+            continue  # told at the calls of the helper, which name the kernel
         hv = host_values.get(host.key) or host_values.setdefault(host.key, HostValues(program, host))
         facts.launches.append(_launch_fact(program, launch, host, hv, path))
     facts.queries_cooperative_support = _queries_support(program)
@@ -178,7 +180,7 @@ def _launch_fact(program: Program, launch: LaunchSite, host, hv: HostValues, pat
             # was sized is not known here (a grid computed from a parameter, `(n + 255) /
             # 256`, still grows with the data and is judged)
             origin = PARAMETER
-        if origin == "data" and hv.one_block_per_sm(grid):
+        if origin == "data" and (hv.one_block_per_sm(grid) or _ONE_BLOCK_PER_SM in sources):
             origin = SM_COUNT
         text = program.text(grid)
     used = launch.result_used or _checked_later(program, host, launch)
@@ -188,9 +190,14 @@ def _launch_fact(program: Program, launch: LaunchSite, host, hv: HostValues, pat
                       kernel_instance=launch.kernel_instance)
 
 
+# A grid every caller passes as one block per SM (or as an occupancy-derived value).
+_ONE_BLOCK_PER_SM = "one block per SM"
+
+
 def _caller_sources(program: Program, host, sources: set[str], depth: int = 0) -> set[str] | None:
     """Where the host function's parameters come from at its call sites in this file (up to
-    three callers up). Occupancy counts only if every call passes an occupancy-derived value.
+    three callers up). Occupancy counts only if every call passes an occupancy-derived value;
+    one block per SM where every call passes that or an occupancy-derived value.
     None: the function has no caller in this file, nor have the callers' callers where they
     hand a parameter on unchanged."""
     params = [i for i, p in enumerate(host.params) if f"{PARAMETER}:{p.key}" in sources]
@@ -207,6 +214,7 @@ def _caller_sources(program: Program, host, sources: set[str], depth: int = 0) -
         return None
     from syncheck.ir.calls import call_args
     unseen = True
+    one_per_sm = False
     for fn, call in calls:
         hv = HostValues(program, fn)
         args = call_args(call)
@@ -221,9 +229,12 @@ def _caller_sources(program: Program, host, sources: set[str], depth: int = 0) -
             if OCCUPANCY not in arg_sources:
                 if from_callers is None and PARAMETER in arg_sources and hv.passed_through(args[i]):
                     continue  # handed on from a caller this file does not have
-                return set()
+                if hv.one_block_per_sm(args[i]) or _ONE_BLOCK_PER_SM in arg_sources:
+                    one_per_sm = True  # `launch(kernel, dim3(sm_count), ...)`: always fits
+                else:
+                    return set()
             unseen = False
-    return None if unseen else {OCCUPANCY}
+    return None if unseen else {_ONE_BLOCK_PER_SM} if one_per_sm else {OCCUPANCY}
 
 
 def _checked_later(program: Program, host, launch: LaunchSite) -> bool:

@@ -124,3 +124,21 @@ def test_a_failed_build_is_retried_when_an_include_folder_changes(tmp_path):
     stale = marker.stat().st_mtime - precompiled.RETRY_FAILED_AFTER_S - 1
     os.utime(marker, (stale, stale))
     assert not precompiled._still_failing(marker, ["-x", "cuda"])
+
+
+def test_real_headers_state_the_compiler_version_as_nvcc_does(real, tmp_path):
+    """nvcc defines __CUDACC_VER_MAJOR__ (clang does not): code choosing its launch API by it
+    is read in the branch nvcc compiles, with the real headers as with the model."""
+    unit = tmp_path / "by_version.cu"
+    unit.write_text("#if __CUDACC_VER_MAJOR__ >= 12\n__global__ void current() { __syncthreads(); }\n"
+                    "#else\n__global__ void older() { __syncthreads(); }\n#endif\n", encoding="utf-8")
+    for headers in ("real", "model"):
+        parsed = parse_source(str(unit), unit.read_bytes(), ParseOptions(), real=real if headers == "real" else None)
+        names = sorted(c.spelling for c in parsed.tu.cursor.get_children()
+                       if c.location.file is not None and c.location.file.name == str(unit))
+        assert names == ["current"], headers
+    major = real.version.split(".")[0]
+    assert f"-D__CUDACC_VER_MAJOR__={major}" in ParseOptions().real_clang_args(real)
+    assert "-D__CUDACC_VER_MAJOR__=11" in ParseOptions(defines=("__CUDACC_VER_MAJOR__=11",)).real_clang_args(real)
+    assert f"-D__CUDACC_VER_MAJOR__={major}" not in \
+        ParseOptions(defines=("__CUDACC_VER_MAJOR__=11",)).real_clang_args(real)

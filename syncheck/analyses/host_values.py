@@ -211,6 +211,8 @@ class HostValues:
             fields = self.field_defs.get(key, {})
             whole = [d for d in self.defs.get(key, [])
                      if not any(d is v for values in fields.values() for v in values)]
+            if not whole and not fields and node.decl.storage == "param":
+                return self._argument_dim3(key)
             if len(whole) != 1:
                 return None
             dims = self.dim3(whole[0])
@@ -572,6 +574,16 @@ class HostValues:
         shapes = [(x, y, z) for x in choices[0] for y in choices[1] for z in choices[2]
                   if x >= 1 and y >= 1 and z >= 1]
         return shapes if 0 < len(shapes) <= _MAX_CHOICES else None
+
+    def _argument_dim3(self, param_key: str) -> tuple[int, int, int] | None:
+        """A dim3 parameter's shape when every call of this host function in the file passes
+        the same constant shape (through up to three callers): `launch(..., dim3(64, 2, 1))`."""
+        if self.depth >= 3 or self._within_function \
+                or not any(p.key == param_key for p in self.fn.params):
+            return None
+        shapes = {caller_values.dim3(arg) if arg is not None else None
+                  for caller_values, arg in self._call_arguments(param_key)}
+        return shapes.pop() if len(shapes) == 1 else None
 
     def _argument_constant(self, param_key: str) -> int | None:
         """A parameter's value when every call of this host function in the file passes the

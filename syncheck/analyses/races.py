@@ -160,13 +160,16 @@ def _assigned(item: Node) -> set[str]:
 class _Concurrency:
     """May two accesses run in one barrier interval, for two different threads?"""
 
-    def __init__(self, ka: KernelAccesses, warp: bool, rendezvous: bool = False):
+    def __init__(self, ka: KernelAccesses, warp: bool, rendezvous: bool = False, group: bool = False):
         """``rendezvous``: within a warp, with its whole-warp collectives as points that
-        separate intervals as well (KernelAccesses.rendezvous_intervals)."""
+        separate intervals as well (KernelAccesses.rendezvous_intervals). ``group``: for two
+        threads of one group, whose `cuda::barrier` waits separate intervals as well
+        (KernelAccesses.group_intervals)."""
         self.ka = ka
         self.warp = warp
         self.rendezvous = rendezvous
-        self.kernel = ka.rendezvous_intervals() if rendezvous else ka.warp_intervals if warp else ka.block_intervals
+        self.kernel = ka.rendezvous_intervals() if rendezvous else ka.warp_intervals if warp else \
+            ka.group_intervals if group else ka.block_intervals
         self._reach: dict[tuple[int, int], set] = {}
         # Branches that can split the threads in question: within a warp only if the
         # condition varies within warps; across warps already if it varies between warps.
@@ -345,6 +348,7 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
     _add_whole_struct_accesses(by_array)
     block_concurrent = _Concurrency(ka, warp=False)
     warp_concurrent = _Concurrency(ka, warp=True)
+    group_concurrent = _Concurrency(ka, warp=False, group=True) if ka.group_intervals is not None else None
     rendezvous_concurrent = None  # built for the first pair within a warp
     races: dict[tuple[str, int, int | None], Race] = {}
     for accesses in by_array.values():
@@ -388,6 +392,11 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                     if verdict is not None:
                         carrier = _carrier(iteration)
                         break
+                if verdict not in (None, UNDECIDED) and group_concurrent is not None and not group_concurrent(a, b):
+                    # two threads of one group wait for each other at their barrier between
+                    # the accesses: only threads of two groups can race here
+                    verdict = _check_pair(ka, a, b, iteration=iteration, last=last, example_if_intra=False,
+                                          parted=parted, distinct=ka.group_barrier)
                 if verdict == UNDECIDED:
                     undecided.append((a, b))
                     continue
@@ -1131,7 +1140,8 @@ def _add_whole_struct_accesses(by_array: dict[str, list[Access]]) -> None:
 def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierIntervals | None = None,
                 iteration: tuple[str, object] = ("same", None), last: tuple[set, set] = (set(), set()),
                 example_if_intra: bool = True, exited: tuple[int, int] | None = None,
-                example: bool = True, parted: list[tuple[int, int]] | None = None):
+                example: bool = True, parted: list[tuple[int, int]] | None = None,
+                distinct: tuple[Node, object] | None = None):
     """None when no race is possible (or syncheck cannot tell); otherwise
     (all conflicts are between lanes of one warp, an example pair of threads, the shape).
     Without ``example_if_intra``, a conflict between lanes of one warp comes without its
@@ -1140,7 +1150,8 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     id): that thread took the other arm of the decision, which left the kernel, and makes
     its access only as it would have had it stayed (see stale_read_after_exit). ``parted``:
     the divergent branches at which the two threads must have gone different ways to make
-    the two accesses in one interval (see _Concurrency.partings)."""
+    the two accesses in one interval (see _Concurrency.partings). ``distinct``: an expression
+    (and its scope) whose value the two threads must not share (their groups' barrier)."""
     z3 = z3_module()
     shape = known_shape(ka)
     shared = SharedSymbols()
@@ -1170,6 +1181,10 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
         if encoded is None:
             return None
         guards, warp_decisions = encoded
+        if distinct is not None:
+            first, second = e1.expr(*distinct), e2.expr(*distinct)
+            bits = max(first.size(), second.size())
+            solver.add(C.z3_convert(z3, first, None, bits) != C.z3_convert(z3, second, None, bits))
     except NotEncodable:
         count_decision("solver: not encoded")
         return None

@@ -1046,6 +1046,19 @@ class KernelAccesses:
                                                 self._runs_once)
         self.warp_intervals = BarrierIntervals(cfg, live, lambda item: self._barrier(item, warp=True),
                                                self._runs_once)
+        # Waits on one `cuda::barrier` per group of threads (`bar = &bars[sample];
+        # bar->arrive_and_wait();`): the index that picks a thread's barrier, and the
+        # intervals between those waits (and the block's barriers). None where the kernel has
+        # no such waits, or picks its barriers in more than one way.
+        self.group_barrier: tuple[Node, Scope] | None = None
+        self.group_intervals: BarrierIntervals | None = None
+        waits = self._group_waits()
+        if waits:
+            picks = {(structural_key(index), id(scope)) for index, scope in waits.values()}
+            if len(picks) == 1:
+                self.group_barrier = next(iter(waits.values()))
+                self.group_intervals = BarrierIntervals(
+                    cfg, live, lambda item: self._barrier(item, warp=False) or item.id in waits, self._runs_once)
         for b in sorted(live):
             ctx = self.contexts.get(b)
             if ctx is None:
@@ -1557,6 +1570,50 @@ class KernelAccesses:
                 if callee is not None and callee.body is not None and self._callee_has_rendezvous(callee, seen):
                     return True
         return False
+
+    def _group_waits(self) -> dict[int, tuple[Node, Scope]]:
+        """The kernel's CFG items that wait on a group's `cuda::barrier`: item id -> (the
+        index that picks the thread's barrier out of a __shared__ array of them, its scope).
+        The index differs between threads; every thread that picks the same barrier is one
+        group, which the barrier's expected count is written for."""
+        out: dict[int, tuple[Node, Scope]] = {}
+        for b in sorted(self.live):
+            ctx = self.contexts.get(b)
+            if ctx is None:
+                continue
+            for item in self.cfg.blocks[b].items:
+                for n in item.walk():
+                    if n.kind == "CALL_EXPR" and n.id not in self.expanded_calls and not self._whole_block_wait(n):
+                        pick = self._group_barrier_pick(n, ctx.scope)
+                        if pick is not None:
+                            out[item.id] = pick
+        return out
+
+    def _group_barrier_pick(self, call: Node, scope: Scope) -> tuple[Node, Scope] | None:
+        if "wait" not in callee_name(call):
+            return None
+        for event in call_events(call):
+            if event.kind != MBAR_WAIT or event.mbar is None:
+                continue
+            target, where = _strip(event.mbar), scope
+            for _ in range(4):  # through the pointer it is held in (`barrier* bar = &bars[i];`)
+                if target.kind == "UNARY_OPERATOR" and target.op in ("&", "*") and target.children:
+                    target = _strip(target.children[0])
+                elif target.kind == "DECL_REF_EXPR" and target.decl is not None \
+                        and target.decl.key in where.single_defs:
+                    target = _strip(where.single_defs[target.decl.key])
+                else:
+                    break
+            if target.kind != "ARRAY_SUBSCRIPT_EXPR" or len(target.children) != 2 \
+                    or "arrier" not in (target.type or ""):
+                continue
+            if self._shared_base(_strip(target.children[0]), where) is None:
+                continue
+            index = target.children[1]
+            level = where.analysis.values.get(index.id)
+            if level is not None and level.level > Level.BLOCK:
+                return index, where
+        return None
 
     def _whole_block_wait(self, call: Node) -> bool:
         """A wait on a __shared__ `cuda::barrier` that every thread of the block arrives at

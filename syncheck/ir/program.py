@@ -216,6 +216,9 @@ class Program:
     source_lines: list[str]
 
     instantiated: set[str] = field(default_factory=set)  # templates with instantiations
+    # Launches of a helper's kernel parameter that are seen from the helper's calls (each call
+    # a launch of its own): the helper's own site names no kernel.
+    forwarded_launch_nodes: set[int] = field(default_factory=set)
     # Device functions defined in other files (headers, libraries) that nothing in this file's
     # code reaches: not lowered, not analyzed, not counted in coverage (docs/coverage.md).
     unreached_library: int = 0
@@ -539,6 +542,7 @@ class ProgramBuilder:
         self._launching_names: set[str] = set()
         self._instance_launches: list[LaunchSite] = []
         self._host_bodies: dict[str, ci.Cursor] = {}
+        self._forwarded_nodes: set[int] = set()
 
     def build(self) -> Program:
         self._collect(self.parsed.tu.cursor)
@@ -556,6 +560,7 @@ class ProgramBuilder:
         launches.extend(self._instance_launches)
         self._reorder()
         program = Program(self.parsed.path, self.functions, launches, self.lines, instantiated)
+        program.forwarded_launch_nodes = self._forwarded_nodes
         program.unreached_library = sum(len(v) for k, v in self._deferred.items()
                                         if k not in self._reached)
         if self.reuse is not None:
@@ -1076,6 +1081,7 @@ class ProgramBuilder:
                         if launched.kind != "DECL_REF_EXPR" or launched.decl is None:
                             continue
                         forwarded = _forward_site(self.functions, site, helper, caller, call, args, self._new_node)
+                        self._forwarded_nodes.add(site.node.id)
                         own = next((i for i, p in enumerate(caller.params) if p.key == launched.decl.key), None)
                         if own is not None:  # the caller passes on a kernel it is given
                             found.setdefault(caller.key, []).append((own, forwarded))
