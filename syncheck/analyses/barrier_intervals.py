@@ -399,11 +399,15 @@ class BarrierIntervals:
         if fb == tb:
             return ti > fi
         blocks = self.cfg.blocks
+        # (within one trip round the loops around ``first``: not back round their cycles)
+        back_edges = {(p, lp.header) for lp in self.loops_containing(fb) for p in blocks[lp.header].preds
+                      if p in lp.blocks}
         reaches_first = {fb}
         work = [fb]
         while work:
-            for p in blocks[work.pop()].preds:
-                if p in self.live and p not in reaches_first:
+            b = work.pop()
+            for p in blocks[b].preds:
+                if p in self.live and p not in reaches_first and (p, b) not in back_edges:
                     reaches_first.add(p)
                     work.append(p)
         seen = {self.cfg.entry}

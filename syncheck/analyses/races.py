@@ -437,10 +437,12 @@ def find_races(program: Program, service: UniformityService, kernel: Function,
                         continue
                     intra_only, example, found_shape = verdict
                 shape, source = assumed_shape(ka)
+                launched_one_warp = source != SMALLEST_SHAPE and _one_warp_block(shape)
                 if source == SMALLEST_SHAPE:
-                    shape = found_shape
-                elif intra_only and _block_code(ka) and not _under_one_lane_split(a, b) \
-                        and (_one_warp_block(shape) or not (_written_for_a_warp(a) or _written_for_a_warp(b))):
+                    shape = found_shape  # (whichever shape: the example's lanes share a warp)
+                if intra_only and _block_code(ka) and not _under_one_lane_split(a, b) \
+                        and not (_in_first_warp(a) and _in_first_warp(b)) \
+                        and (launched_one_warp or not (_written_for_a_warp(a) or _written_for_a_warp(b))):
                     intra_only = False  # a block race between lanes the block or its layout puts in one warp
                 branches = [ka.cfg.blocks[d[0]].branch for d in parted or ()]
                 # (lanes of one warp too: the block barrier the parting skips would order them)
@@ -470,19 +472,11 @@ def call_made_at(access: Access, other: Access) -> Node:
 
 
 def reported_at(access: Access, other: Access, program=None) -> Node:
-    """Where a race's access is told: at the call that made it (call_made_at) where its
-    helper is called at several places, since each call races on its own (quda's copy-to-
-    shared and add helpers, called in two loops); where the program calls that helper once,
-    at the access itself, the line to read (its call is a note)."""
-    at = call_made_at(access, other)
-    if at is not access.node and program is not None and _called_once(program, at):
-        return access.node
-    return at
-
-
-def _called_once(program, call: Node) -> bool:
-    callee = program.resolve_call(call.decl) if call.decl is not None else None
-    return callee is not None and program.call_count(callee) == 1
+    """Where a race's access is told: at the access itself, the line to read, also where it
+    is made in a helper (the call that made it is a note; the fix still goes between the
+    calls, call_made_at). Races of one access through several calls of its helper are one
+    finding there."""
+    return access.node
 
 
 def _one_definition(f: Function | None, g: Function | None) -> bool:
@@ -529,8 +523,6 @@ def _written_for_a_warp(access: Access) -> bool:
     """Do the access's index or its guards name a thread's lane or warp (`threadIdx.x % 32`,
     `t / 32`, `t & 31`, `t >> 5`, warpSize, the lane id), also through the locals they read?
     Such code is laid out for a warp, and its lanes' exchange relies on the warp (SYN402)."""
-    if any(_confines_to_first_warp(g) for g in access.guards):
-        return True
     pending = [(n, s) for n, s in access.indices] + [(o.node, o.scope) for o in access.offsets] \
         + [(g.cond, g.scope) for g in access.guards]
     seen: set[int] = set()
@@ -555,6 +547,13 @@ def _written_for_a_warp(access: Access) -> bool:
                     pending.extend((value, scope) for value in _assigned_values(scope.analysis.function.body,
                                                                                 n.decl.key))
     return False
+
+
+def _in_first_warp(access: Access) -> bool:
+    """Is the access made only by lanes of the block's first warp, by a guard of its own
+    (`if (tid < 16) s[tid] += s[tid + 16];`)? Two such accesses are the warp-synchronous
+    tail of a tree, written for that warp (SYN402)."""
+    return any(_confines_to_first_warp(g) for g in access.guards)
 
 
 def _confines_to_first_warp(guard: Guard) -> bool:

@@ -586,6 +586,7 @@ class _FunctionAnalyzer:
         self.cfg, self.live, self.deps = service.cfg_of(fn)
         self.result = FunctionAnalysis(fn, self.cfg, params, object_in_shared=object_in_shared)
         self.object_in_shared = object_in_shared
+        self._memory_refs: set[str] | None = None
         self.initial: dict[str, Value] = dict(outer_env or {})
         self.template_values = dict(template_values)
         for name, value in template_values:
@@ -721,6 +722,8 @@ class _FunctionAnalyzer:
                         v = pe.get(k)
                         if v is None and k != _pointer_of(k):
                             v = UNIFORM  # a field of the pointee: what the threads stored in it
+                        if v is not None and k in stored and _pointer_of(k) not in assigned:
+                            pe.setdefault(k + _UNTIL_BARRIER, v)
                         if v is not None and v.level < cond_value.level:
                             why = (cond_value.origin or Origin(())).through(
                                 f"assigned under '{self.program.text(cond)}'",
@@ -736,6 +739,13 @@ class _FunctionAnalyzer:
                 pe = outs.get(p)
                 if pe is not None and k not in pe:
                     env[k] = env[k].join(pe.get(owner, UNIFORM))
+        # A path that made no divergent store through the pointer has its own value.
+        for k in [k for k in env if k.endswith(_UNTIL_BARRIER)]:
+            pointer = k[:-len(_UNTIL_BARRIER)]
+            for p in self.cfg.blocks[b].preds:
+                pe = outs.get(p)
+                if pe is not None and k not in pe and self._arm_taken(p, b):
+                    env[k] = env[k].join(pe.get(pointer, UNIFORM))
         # An element's own value holds only where every path stored it.
         for k in [k for k in env if k in self.elements]:
             if any(outs.get(p) is not None and k not in outs[p] for p in self.cfg.blocks[b].preds):
@@ -1058,6 +1068,7 @@ class _FunctionAnalyzer:
             value = self.env[key].join(value)
             value = replace(value, const=None, lane_linear=False, per_thread=None)
         self.env[key] = value
+        self.env.pop(key + _UNTIL_BARRIER, None)
         for element in self.elements_of.get(key, ()):
             self.env.pop(element, None)
         for stored in [k for k in self.env if k.startswith(key + "->")]:
@@ -1166,6 +1177,9 @@ class _FunctionAnalyzer:
         field_key = _value_field_key(node)
         if field_key is not None and field_key in self.env:
             return self.env[field_key]  # `s.count` of a struct variable: what was stored there
+        others = self.env.get(_other_fields_key(field_key)) if field_key is not None else None
+        if others is not None:
+            return others  # a field no store named: what the variable held before them
         stored = self.env.get(_pointee_field_key(node) or "")
         # `p->done` read back: what threads stored in that field of the pointee (through a
         # pointer the same for the block, exactly that: a shared address stays one)
@@ -1187,6 +1201,10 @@ class _FunctionAnalyzer:
                 # a reference bound to shared memory: where it was bound (a thread's own cell
                 # is the thread's)
                 return Value(bound.level, origin=bound.origin), None, "shared"
+            if decl.storage == "local" and decl.key in self._memory_references():
+                # an object in memory the reference is bound to: a store there is no store
+                # into a variable of the thread's own
+                return self.env.get(decl.key, UNIFORM), None, "pointee"
             if decl.storage in ("local", "param"):
                 # a pointer (an array parameter, `int x[]`, is one too): its value is the address
                 if "*" in decl.type and "[" not in decl.type or decl.storage == "param" and "[" in decl.type:
@@ -1389,6 +1407,8 @@ class _FunctionAnalyzer:
             name = t.spelling or "array"
             element = self._element(t)
             earlier = self.env.get(field_key, self.env.get(var)) if field_key is not None else None
+            if field_key is not None:
+                self.env.setdefault(_other_fields_key(field_key), self.env.get(var, UNIFORM))
             self._define(var, name, t.line, value.join(Value(addr.level, origin=addr.origin)), strong=False)
             if element is not None:
                 self.env[element] = value.join(Value(addr.level, origin=addr.origin))
@@ -1674,13 +1694,14 @@ class _FunctionAnalyzer:
             self._taint_callee_out_args(args, sub, callee, node.line)
             self._set_fields_through_addresses(args, sub, callee)
             owner = _value_owner(obj_node) if obj_node is not None and not callee.is_lambda else None
-            if owner is not None:
+            in_memory = owner is not None and owner in self._memory_references()
+            if owner is not None and not in_memory:
                 for own_key, stored in sub.field_values.items():
                     field_key = owner + _FIELD_OF + own_key[len("this::"):]
                     if field_key in self.env:
                         self.env[field_key] = self.env[field_key].join(stored)
             if obj is not None and sub.out_level > Level.UNIFORM and node.children[0].children \
-                    and not callee.is_lambda and not on_shared:
+                    and not callee.is_lambda and not on_shared and not in_memory:
                 # A method that stores thread-dependent values in its object's fields.
                 self._assign(node.children[0].children[0], Value(sub.out_level), compound=True)
             ret = sub.ret
@@ -1952,17 +1973,33 @@ class _FunctionAnalyzer:
                 if level > Level.UNIFORM else None
             self._taint_out_args([a], Value(level, origin=origin), callee, first=i)
 
+    def _memory_references(self) -> set[str]:
+        """Local references bound to an object in memory (`BlockData& b = grid->blocks[bid];`,
+        `auto& s = *state;`): one object for every thread that binds it at the same address.
+        A helper or method storing into it stores into that memory, as `grid->blocks[bid].nodes++`
+        would; it leaves no per-thread copy that differs."""
+        if self._memory_refs is None:
+            self._memory_refs = set()
+            for n in self.fn.body.walk() if self.fn.body is not None else ():
+                if n.kind == "VAR_DECL" and n.decl is not None and n.children \
+                        and _lvalue_reference_type(n.decl.type) and _names_memory(n.children[-1]):
+                    self._memory_refs.add(n.decl.key)
+        return self._memory_refs
+
     def _store_fields_through_reference(self, arg: Node, sub: FunctionAnalysis, param: str) -> bool:
         """A struct variable handed to a reference parameter that the callee stores through
         only field by field: each field it stored joins what the callee stored there (the
         others keep their values). False where the callee stores otherwise, or the argument is
         no struct variable whose fields are tracked."""
         owner = _value_owner(arg)
+        if owner is not None and owner in self._memory_references():
+            return True  # the stores went to memory (what a later load there reads is judged as a load)
         prefix = param + _FIELD_OF
         stored = {k[len(prefix):]: v for k, v in sub.reference_field_values.items() if k.startswith(prefix)}
         if owner is None or param in sub.reference_whole_stores or not stored:
             return False
         whole = self.env.get(owner, UNIFORM)
+        self.env.setdefault(owner + _FIELD_OF + _OTHER_FIELDS, whole)
         for field_key, value in stored.items():
             key = owner + _FIELD_OF + field_key
             self.env[key] = self.env.get(key, whole).join(value)
@@ -2078,8 +2115,21 @@ class _FunctionAnalyzer:
                              warp_linear=value.warp_linear and width == 32 and src.level <= Level.BLOCK)
             return Value(Level.THREAD, origin=origin)
         if prim.category == P.BLOCK_BARRIER:
+            self._memory_settles()
             return UNIFORM
         return join_all(arg_values)
+
+    def _memory_settles(self) -> None:
+        """At a block barrier: memory that a pointer (or a reference bound to memory) the same
+        for the whole block points at, stored into under a divergent branch, holds one value
+        for every thread of the block again (the barrier makes the stores made before it
+        visible to all): the pointer no longer stands for values that differ."""
+        for key in [k for k in self.env if k.endswith(_UNTIL_BARRIER)]:
+            before = self.env.pop(key)
+            stored = key[:-len(_UNTIL_BARRIER)]
+            pointer = self.env.get(_pointer_of(stored), UNIFORM) if stored != _pointer_of(stored) else before
+            if before.level <= Level.BLOCK and pointer.level <= Level.BLOCK:
+                self.env[stored] = before
 
 
 _ELEMENT_INDEX_KINDS = ("INTEGER_LITERAL", "BINARY_OPERATOR", "UNARY_OPERATOR", "PAREN_EXPR")
@@ -2219,6 +2269,51 @@ def _value_owner(node: Node) -> str | None:
             and "*" not in node.decl.type and "[" not in node.decl.type:
         return node.decl.key
     return None
+
+
+# A pointer's value before a divergent store through it made it stand for pointees that
+# differ between threads, kept until the next block barrier (see _memory_settles).
+_UNTIL_BARRIER = "|until barrier"
+
+
+def _lvalue_reference_type(type_: str) -> bool:
+    spelled = (type_ or "").rstrip()
+    return spelled.endswith("&") and not spelled.endswith("&&")
+
+
+def _names_memory(init: Node) -> bool:
+    """Is the initializer an lvalue in memory reached through a pointer (`p->blocks[i]`,
+    `*state`, `ptr[i]`), not a local variable?"""
+    node = init
+    while True:
+        while node.kind in _CASTS and node.children:
+            node = node.children[-1]
+        if node.kind == "UNARY_OPERATOR" and node.op == "*":
+            return True
+        if node.kind == "ARRAY_SUBSCRIPT_EXPR" and node.children:
+            base = node.children[0]
+            while base.kind in _CASTS and base.children:
+                base = base.children[-1]
+            if "*" in (base.type or "") and "[" not in (base.type or ""):
+                return True
+            node = base
+            continue
+        if node.kind == "MEMBER_REF_EXPR" and node.children:
+            if "->" in (node.spelling or "") or (node.children[0].type or "").endswith("*"):
+                return True
+            node = node.children[0]
+            continue
+        return False
+
+
+# The fields of a struct variable that no store named since it was last assigned whole keep
+# what it held then: `owner + _FIELD_OF + _OTHER_FIELDS` (a helper bumping `b.nodes` under
+# `if (tid == 0)` leaves `b.depth` as it was).
+_OTHER_FIELDS = "*other fields"
+
+
+def _other_fields_key(field_key: str) -> str:
+    return field_key.split(_FIELD_OF, 1)[0] + _FIELD_OF + _OTHER_FIELDS
 
 
 def _value_field_key(node: Node) -> str | None:

@@ -236,7 +236,6 @@ class Program:
     _pure: dict[str, bool] = field(default_factory=dict, repr=False)
     _global_keys: set[str] | None = field(default=None, repr=False)
     _field_writes: dict[str, int] | None = field(default=None, repr=False)
-    _call_sites: dict[tuple, set[tuple]] | None = field(default=None, repr=False)
     _host_written: set[str] | None = field(default=None, repr=False)
 
     def field_write_counts(self) -> dict[str, int]:
@@ -263,23 +262,6 @@ class Program:
                     counts[key] = counts.get(key, 0) + 1
             self._field_writes = counts
         return self._field_writes
-
-    def call_count(self, fn: Function) -> int:
-        """At how many places of the source the functions' bodies call ``fn`` (a template's
-        instances count as the template: a call written once in a template body is one)."""
-        if self._call_sites is None:
-            sites: dict[tuple, set[tuple]] = {}
-            for caller in self.functions.values():
-                if caller.body is None:
-                    continue
-                for n in caller.body.walk():
-                    if n.kind == "CALL_EXPR" and n.decl is not None:
-                        callee = self.resolve_call(n.decl)
-                        if callee is not None:
-                            sites.setdefault((callee.file, callee.line, callee.col), set()).add(
-                                (caller.file, n.line, n.col))
-            self._call_sites = sites
-        return len(self._call_sites.get((fn.file, fn.line, fn.col), ()))
 
     def host_written_symbols(self) -> set[str]:
         """Keys of the device variables the file's host code copies into
