@@ -5,6 +5,7 @@ from __future__ import annotations
 from syncheck.analyses import primitives as P
 from syncheck.analyses.levels import group_level
 from syncheck.checks.divergent_sync import PartialReachCheck, describe_cause, subject
+from syncheck.ir.calls import is_default_argument
 
 
 class DivergentTileSync(PartialReachCheck):
@@ -17,7 +18,9 @@ class DivergentTileSync(PartialReachCheck):
         if prim.scope == "coalesced":
             return None  # a coalesced group is made of exactly the threads that got here
         if prim.category == P.TILE_SYNC and prim.scope == "warp":
-            return None  # __syncwarp(): its mask, implicit or not, is SYN201/SYN202's
+            # __syncwarp(): only the implicit full mask belongs here; explicit masks are SYN201/202.
+            explicit = [a for a in site.args if not is_default_argument(a)]
+            return group_level(32) if not explicit else None
         if prim.category in (P.TILE_SYNC, P.TILE_COLLECTIVE):
             return group_level(prim.tile_size or 32)
         return None

@@ -200,7 +200,7 @@ SANITIZER_CASES: tuple[SanitizerCase, ...] = (
                   (("f32", 1024), ("i32", 1000))),
     SanitizerCase("SYN103/bad_tile_sync.cu", "tile_sync_by_lane", (256, 1, 1), (2, 1, 1),
                   (("f32", 512),)),
-    SanitizerCase("SYN201/bad_full_mask.cu", "syncwarp_default_mask", (256, 1, 1), (2, 1, 1),
+    SanitizerCase("SYN103/bad_tile_sync.cu", "syncwarp_default_mask", (256, 1, 1), (2, 1, 1),
                   (("f32", 512),)),
     SanitizerCase("SYN201/bad_full_mask.cu", "odd_lanes_skip", (256, 1, 1), (2, 1, 1),
                   (("f32", 512), ("f32", 512))),
