@@ -722,8 +722,9 @@ class _FunctionAnalyzer:
                         v = pe.get(k)
                         if v is None and k != _pointer_of(k):
                             v = UNIFORM  # a field of the pointee: what the threads stored in it
-                        if v is not None and k in stored and _pointer_of(k) not in assigned:
-                            pe.setdefault(k + _UNTIL_BARRIER, v)
+                        if v is not None and k in stored and _pointer_of(k) not in assigned \
+                                and _pointer_of(k) in self._memory_references():
+                            pe.setdefault(k + _UNTIL_BARRIER, v)  # memory, one for the block
                         if v is not None and v.level < cond_value.level:
                             why = (cond_value.origin or Origin(())).through(
                                 f"assigned under '{self.program.text(cond)}'",
@@ -1975,14 +1976,21 @@ class _FunctionAnalyzer:
 
     def _memory_references(self) -> set[str]:
         """Local references bound to an object in memory (`BlockData& b = grid->blocks[bid];`,
-        `auto& s = *state;`): one object for every thread that binds it at the same address.
-        A helper or method storing into it stores into that memory, as `grid->blocks[bid].nodes++`
-        would; it leaves no per-thread copy that differs."""
+        `auto& s = *state;`), and local pointers to one (`BlockData* b = &grid->blocks[bid];`):
+        one object for every thread that binds it at the same address, not a thread's own
+        variable. A helper or method storing into it stores into that memory, as
+        `grid->blocks[bid].nodes++` would; it leaves no per-thread copy that differs."""
         if self._memory_refs is None:
             self._memory_refs = set()
             for n in self.fn.body.walk() if self.fn.body is not None else ():
-                if n.kind == "VAR_DECL" and n.decl is not None and n.children \
-                        and _lvalue_reference_type(n.decl.type) and _names_memory(n.children[-1]):
+                if n.kind != "VAR_DECL" or n.decl is None or not n.children:
+                    continue
+                init = n.children[-1]
+                while init.kind in _CASTS and init.children:
+                    init = init.children[-1]
+                if _lvalue_reference_type(n.decl.type) and _names_memory(init) \
+                        or C.is_pointer_type(n.decl.type) and init.kind == "UNARY_OPERATOR" \
+                        and init.op == "&" and init.children and _names_memory(init.children[0]):
                     self._memory_refs.add(n.decl.key)
         return self._memory_refs
 
