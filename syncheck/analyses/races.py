@@ -1193,12 +1193,14 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     if relation == "same" and exited is None and _reader_stored_it_first(ka, intervals, a, b):
         count_decision("fast: the reader stored the same block-uniform value first")
         return None
-    if (a is b or not a.read and not b.read) and a.write and b.write and e1.input_tests and e2.input_tests:
+    if (a is b or not a.read and not b.read and not _different_constants_stored(a, b)) and a.write \
+            and b.write and e1.input_tests and e2.input_tests:
         # One store made by the threads the input selects (`if (col == row) s_diag[w] = v;`,
         # the lane holding the diagonal; or the arms of one search, `if (h[t] < m && m <
         # h[t + 1]) pos = t; else if (h[t] == m ...) pos = t;` over a sorted scan): two
         # writers need an input with two matches, which the author rules out and nothing in
-        # the code states. Not judged.
+        # the code states. Not judged. (Two stores of different constants, a flag's reset
+        # and its setting, `changed = false` against `if (embed(...)) changed = true;`, are.)
         count_decision("fast: store by the input-selected thread")
         return None
     for enc in (e1, e2):
@@ -1892,6 +1894,27 @@ def _reader_stored_it_first(ka: KernelAccesses, intervals: BarrierIntervals, a: 
         return False
     return intervals.made_first((store.point[0], store.point[1]), (read.point[0], read.point[1]),
                                 lambda block: ka.cond_levels.get(block, Level.UNIFORM) <= Level.BLOCK)
+
+
+def _different_constants_stored(a: Access, b: Access) -> bool:
+    """Do two plain stores store two different constants (`changed = false` and `changed =
+    true`)?"""
+    values = [_stored_value(x) for x in (a, b)]
+    if None in values:
+        return False
+    constants = [integer_constant(v) for v in values]
+    return None not in constants and constants[0] != constants[1]
+
+
+def _stored_value(access: Access) -> Node | None:
+    """The right side of the assignment the access is the target of, if it is one."""
+    function = access.function or (access.scope.analysis.function if access.scope is not None else None)
+    body = function.body if function is not None else None
+    for n in body.walk() if body is not None else ():
+        if n.kind == "BINARY_OPERATOR" and n.op == "=" and len(n.children) == 2 \
+                and _strip(n.children[0]) is _strip(access.node):
+            return n.children[1]
+    return None
 
 
 def _same_value_group(a: Access, b: Access) -> int | None:
