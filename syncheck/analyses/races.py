@@ -1897,8 +1897,11 @@ def _reader_stored_it_first(ka: KernelAccesses, intervals: BarrierIntervals, a: 
 
 
 def _different_constants_stored(a: Access, b: Access) -> bool:
-    """Do two plain stores store two different constants (`changed = false` and `changed =
-    true`)?"""
+    """Do two plain stores of one function store two different constants (`changed = false`
+    and `changed = true` in one fixpoint loop)? (Stores in two helpers are left to the
+    exception: which of their calls can meet depends on more than the two stores.)"""
+    if not _one_definition(a.function, b.function):
+        return False
     values = [_stored_value(x) for x in (a, b)]
     if None in values:
         return False
