@@ -123,6 +123,16 @@ class FunctionSteps:
                 return found
         return None
 
+    def shared_buffer(self, expr: Node | None) -> Decl | None:
+        """The variable naming the shared-memory operand of an asynchronous copy: a __shared__
+        variable, or the pointer (a parameter, a local) the address is taken from; the
+        instruction itself says that it points into shared memory."""
+        found = self.shared_of(expr)
+        if found is not None:
+            return found
+        d = self.base_decl(expr)
+        return d if d is not None and d.storage in ("param", "local") and "*" in d.type else None
+
     # -- lowering a statement into steps --
     def _visit(self, node: Node, out: list[Step], depth: int = 0) -> None:
         k = node.kind

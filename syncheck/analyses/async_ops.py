@@ -95,7 +95,8 @@ def _literal_const(node: Node) -> int | None:
 # -- inline PTX -----------------------------------------------------------------------
 
 _OPERAND = re.compile(r"%(\d+)")
-_LABEL = re.compile(r"^[A-Za-z_$][\w$]*:\s*")
+# (`%=` is inline asm's unique number: labels of a loop written in one asm statement)
+_LABEL = re.compile(r"^[A-Za-z_$][\w$]*(?:%=)?:\s*")
 
 
 def _instructions(template: str) -> list[tuple[str, list[str]]]:

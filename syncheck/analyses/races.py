@@ -1193,8 +1193,8 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
     if relation == "same" and exited is None and _reader_stored_it_first(ka, intervals, a, b):
         count_decision("fast: the reader stored the same block-uniform value first")
         return None
-    if (a is b or not a.read and not b.read and not _different_constants_stored(a, b)) and a.write \
-            and b.write and e1.input_tests and e2.input_tests:
+    if a.write and b.write and e1.input_tests and e2.input_tests \
+            and (a is b or not a.read and not b.read and not _different_constants_stored(a, b)):
         # One store made by the threads the input selects (`if (col == row) s_diag[w] = v;`,
         # the lane holding the diagonal; or the arms of one search, `if (h[t] < m && m <
         # h[t + 1]) pos = t; else if (h[t] == m ...) pos = t;` over a sorted scan): two
@@ -1912,12 +1912,7 @@ def _different_constants_stored(a: Access, b: Access) -> bool:
 def _stored_value(access: Access) -> Node | None:
     """The right side of the assignment the access is the target of, if it is one."""
     function = access.function or (access.scope.analysis.function if access.scope is not None else None)
-    body = function.body if function is not None else None
-    for n in body.walk() if body is not None else ():
-        if n.kind == "BINARY_OPERATOR" and n.op == "=" and len(n.children) == 2 \
-                and _strip(n.children[0]) is _strip(access.node):
-            return n.children[1]
-    return None
+    return function.assigned_value(access.node) if function is not None else None
 
 
 def _same_value_group(a: Access, b: Access) -> int | None:

@@ -1583,9 +1583,10 @@ class KernelAccesses:
                 continue
             for item in self.cfg.blocks[b].items:
                 for n in item.walk():
-                    if n.kind == "CALL_EXPR" and n.id not in self.expanded_calls and not self._whole_block_wait(n):
+                    if n.kind == "CALL_EXPR" and n.id not in self.expanded_calls:
                         pick = self._group_barrier_pick(n, ctx.scope)
-                        if pick is not None:
+                        # (The whole-block test reads every kernel's barriers: asked only here.)
+                        if pick is not None and not self._whole_block_wait(n):
                             out[item.id] = pick
         return out
 

@@ -53,19 +53,23 @@ class AsyncResultBeforeWait(Check):
                 ev = step.event
                 k = ev.kind
                 if k == A.ASYNC_COPY:
-                    d = steps.shared_of(ev.dst)
+                    d = steps.shared_buffer(ev.dst)
                     if d is not None:
                         pending = add(pending, ev.queue, d, "fill", step)
                         if ev.implicit_commit:
                             pending = _commit(pending, ev.queue)
                 elif k == A.BULK_LOAD:
-                    d = steps.shared_of(ev.dst)
+                    d = steps.shared_buffer(ev.dst)
                     if d is not None:
                         mb = steps.shared_of(ev.mbar) or steps.base_decl(ev.mbar)
                         pending = add(pending, "mbar:" + (mb.key if mb else "?"), d, "fill", step)
                 elif k == A.BULK_STORE:
-                    d = steps.shared_of(ev.src)
+                    d = steps.shared_buffer(ev.src)
                     if d is not None:
+                        # the store reads its source: what a copy still fills is not there yet
+                        hits = [p for p in pending if p[1] == d.key and p[3] == "fill"]
+                        if hits and ("fill", d.key) not in ready and emit is not None:
+                            emit(step, hits)
                         pending = add(pending, A.Q_BULK, d, "drain", step)
                 elif k == A.WGMMA_MMA:
                     for op in ev.operands:

@@ -62,11 +62,26 @@ class MbarrierProtocol(Check):
                 return unpublished | {key}, unfenced | {key}
             if ev.kind in _USES and emit is not None:
                 key = self._key(steps, ev.mbar)
-                if key is not None and key in unpublished and ev.kind != A.BULK_LOAD:
+                if key is not None and key in unpublished and ev.kind != A.BULK_LOAD \
+                        and not _thread_private(steps, ev.mbar) and not initialized_here(key, step):
                     emit(step, key, "publish")
                 elif key is not None and key in unfenced and ev.kind == A.BULK_LOAD and not ev.managed:
                     emit(step, key, "fence")
             return state
+
+        analysis = None
+
+        def initialized_here(key, step) -> bool:
+            """Is the use made only by threads that made the init themselves (every decision
+            that lets a thread reach the init also controls the use)? Those see their own
+            store: there is nothing to publish."""
+            nonlocal analysis
+            if analysis is None:
+                analysis = ctx.uniformity.analyze(fn)
+            init, use = (analysis.node_block.get(s.node.id) for s in (inits[key], step))
+            if init is None or use is None:
+                return False
+            return _decisions(analysis, init) <= _decisions(analysis, use)
 
         done: set[tuple[str, str]] = set()
 
@@ -198,6 +213,18 @@ class MbarrierProtocol(Check):
                 f"phase on it waits for a phase that has already completed (or never will); flip "
                 f"the parity each time the barrier completes a phase"), fn.name))
         return out
+
+
+def _decisions(analysis, block: int) -> set[tuple[int, bool | None]]:
+    return {(c.cond.id, c.polarity) for c in analysis.block_controllers.get(block, ())}
+
+
+def _thread_private(steps, mbar) -> bool:
+    """Is the barrier a variable of the thread's own (a local object, not a pointer or a
+    reference)? No other thread can use it, so there is nothing to publish; the async proxy
+    still needs the fence."""
+    d = steps.base_decl(mbar)
+    return d is not None and d.storage == "local" and not any(c in d.type for c in "*&[")
 
 
 def _is_spin(loop, node) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import clang.cindex as ci
 
@@ -97,6 +97,7 @@ class Function:
     text: str = ""
     _constexpr_probe: object = None  # tells, when first asked, whether it is constexpr
     _field_assignments: dict | None = None
+    _assigned_values: dict | None = None
 
     @property
     def is_constexpr(self) -> bool:
@@ -128,6 +129,16 @@ class Function:
         if self._field_assignments is None:
             self._field_assignments = _field_assignments(self.body) if self.body is not None else {}
         return self._field_assignments
+
+    def assigned_value(self, target: Node) -> Node | None:
+        """The right side of the plain assignment (`x = v`) whose target is ``target`` (as
+        seen through parentheses, conversions and pointer casts)."""
+        if self._assigned_values is None:
+            self._assigned_values = {}
+            for n in self.body.walk() if self.body is not None else ():
+                if n.kind == "BINARY_OPERATOR" and n.op == "=" and len(n.children) == 2:
+                    self._assigned_values.setdefault(strip_wrappers(n.children[0], POINTER_WRAPPERS).id, n.children[1])
+        return self._assigned_values.get(strip_wrappers(target, POINTER_WRAPPERS).id)
 
     def mentions(self, *words: str) -> bool:
         """Does the function's source text contain any of the words (cheap, before lowering)?"""
@@ -1075,13 +1086,8 @@ class ProgramBuilder:
                             if launched.decl.kind == "OVERLOADED_DECL_REF" else \
                             pointers.get(launched.decl.key, [])
                         for kernel in kernels:
-                            out.append(LaunchSite(
-                                kernel_key=kernel.key, kernel_name=kernel.name, api=forwarded.api,
-                                node=forwarded.node, host_function=forwarded.host_function,
-                                config=forwarded.config, args=forwarded.args,
-                                result_used=forwarded.result_used, kernel_instance=kernel.instance,
-                                programmatic=forwarded.programmatic,
-                                cooperative_attribute=forwarded.cooperative_attribute))
+                            out.append(replace(forwarded, kernel_key=kernel.key, kernel_name=kernel.name,
+                                               kernel_instance=kernel.instance))
             helpers = found
         return out
 
@@ -1116,10 +1122,8 @@ class ProgramBuilder:
                 # the shape is in the configuration record: read as a <<<grid, block>>> launch
                 # (no shape where the record's fields are not found: any block)
                 shape = self._launch_config_fields(fn, site.args[0])
-                site = LaunchSite(key, site.kernel_name, "<<<>>>", site.node, fn.key,
-                                  config=list(shape) if shape else [], args=site.args[2:],
-                                  result_used=site.result_used, programmatic=site.programmatic,
-                                  cooperative_attribute=site.cooperative_attribute)
+                site = replace(site, kernel_key=key, api="<<<>>>",
+                               config=list(shape) if shape else [], args=site.args[2:], kernel_instance="")
             elif site.api != "<<<>>>":
                 if site.api not in ("cudaLaunchKernel", "cudaLaunchCooperativeKernel") or not site.args:
                     continue
@@ -1227,16 +1231,12 @@ def _forward_site(functions: dict[str, Function], site: LaunchSite, helper: Func
         config = [translate.expression(c) for c in site.config[:2]]
         kernel_args = translate.arguments(site.args)
         if all(c is not None for c in config) and kernel_args is not None:
-            return LaunchSite(site.kernel_key, site.kernel_name, site.api, call, caller.key,
-                              config=config + list(site.config[2:]), args=kernel_args,
-                              result_used=site.result_used, programmatic=site.programmatic,
-                              cooperative_attribute=site.cooperative_attribute)
+            return replace(site, node=call, host_function=caller.key,
+                           config=config + list(site.config[2:]), args=kernel_args)
     elif len(site.args) > 2:
         shape = [translate.expression(a) for a in site.args[1:3]]
         if all(c is not None for c in shape):
-            return LaunchSite(site.kernel_key, site.kernel_name, site.api, call, caller.key,
-                              args=[site.args[0], *shape, *site.args[3:]], result_used=site.result_used,
-                              programmatic=site.programmatic, cooperative_attribute=site.cooperative_attribute)
+            return replace(site, node=call, host_function=caller.key, args=[site.args[0], *shape, *site.args[3:]])
     return site
 
 
