@@ -18,6 +18,8 @@ from typing import Callable, Iterable
 
 from syncheck.analyses import async_ops as A
 from syncheck.analyses import primitives as P
+from syncheck.analyses.barrier_intervals import last_iteration_branches, natural_loops
+from syncheck.analyses.constants import integer_constant
 from syncheck.ir.calls import call_args, source_text
 from syncheck.ir.cfg import CFG, build_cfg
 from syncheck.ir.nodes import Decl, Node
@@ -299,7 +301,7 @@ def callee_events(program: Program, fn: Function, args: list[Node], depth: int):
         return None
 
     out = []
-    for node in fn.body.walk():
+    for node in _live_walk(fn.body, params, args):
         if node.kind == "ASM_STMT":
             evs = A.asm_events(node)
         elif node.kind == "CALL_EXPR":
@@ -311,7 +313,9 @@ def callee_events(program: Program, fn: Function, args: list[Node], depth: int):
                     continue
                 callee = program.resolve_call(node.decl)
                 if callee is not None and callee.key != fn.key and callee.body is not None:
-                    inner_args = [mapped(a) for a in call_args(node)]
+                    # (a constant argument stands for itself: `load(..., /*with_wait=*/false)`)
+                    inner_args = [mapped(a) if any(n.kind == "DECL_REF_EXPR" for n in a.walk()) else a
+                                  for a in call_args(node)]
                     out.extend(callee_events(program, callee, inner_args, depth + 1))
                 continue
         else:
@@ -326,43 +330,135 @@ def callee_events(program: Program, fn: Function, args: list[Node], depth: int):
     return out
 
 
+def _live_walk(body: Node, params: dict[str, int], args: list[Node]) -> Iterable[Node]:
+    """The callee's nodes in source order, without the arm of an `if` that a constant argument
+    rules out (`if (with_wait) wait(block);` called with `false`)."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        yield node
+        children = node.children
+        if node.kind == "IF_STMT":
+            taken = _constant_test(node.child_by_role("cond"), params, args)
+            if taken is not None:
+                dropped = node.child_by_role("else" if taken else "then")
+                children = [c for c in children if c is not dropped]
+        stack.extend(reversed(children))
+
+
+def _constant_test(cond: Node | None, params: dict[str, int], args: list[Node]) -> bool | None:
+    """The value of a test of a parameter (`flag`, `!flag`) the call passes a constant for."""
+    negated = False
+    while cond is not None and cond.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR", "UNARY_OPERATOR") and cond.children:
+        if cond.kind == "UNARY_OPERATOR":
+            if cond.op != "!":
+                return None
+            negated = not negated
+        cond = cond.children[-1] if cond.kind != "UNARY_OPERATOR" else cond.children[0]
+    if cond is None or cond.kind != "DECL_REF_EXPR" or cond.decl is None or cond.decl.key not in params:
+        return None
+    i = params[cond.decl.key]
+    if i >= len(args) or args[i] is None:
+        return None
+    value = integer_constant(args[i])
+    if value is None:
+        arg = args[i]
+        while arg.kind in ("UNEXPOSED_EXPR", "PAREN_EXPR") and arg.children:
+            arg = arg.children[-1]
+        value = {"true": 1, "false": 0}.get(arg.spelling) if arg.kind == "CXX_BOOL_LITERAL_EXPR" else None
+    return None if value is None else bool(value) != negated
+
+
 def solve(steps: FunctionSteps, init, transfer: Callable, join: Callable, report: Callable | None = None,
           max_rounds: int = 60, edge: Callable | None = None):
     """Forward data flow: ``transfer(state, step, emit)`` returns the new state (``emit`` is
     None while iterating, the rule's ``report`` in the final replay); ``join(a, b)``;
-    ``edge(pred, block, state)``, where given, the state a CFG edge passes on."""
+    ``edge(pred, block, state)``, where given, the state a CFG edge passes on.
+    Paths that took the false arm of a loop's last-iteration test (`if (k < n - 1) { wait;
+    __syncthreads(); }` in `for (k = 0; k < n; ++k)`) do not go round that loop again: their
+    states are kept apart, keyed by those loops, and dropped at the loop's back edge."""
     cfg = steps.cfg
+    loops = natural_loops(cfg)
+    last_trip = last_iteration_branches(cfg, loops)
+    loop_of = {loop.header: loop for loop in loops}
     order = cfg.reverse_postorder()
-    ins: dict[int, object] = {cfg.entry: init}
-    outs: dict[int, object] = {}
+    ins: dict[int, dict] = {cfg.entry: {frozenset(): init}}
+    outs: dict[int, dict] = {}
+
+    def passed(pred: int, block: int, states: dict) -> dict:
+        out: dict = {}
+        preds_succs = cfg.blocks[pred].succs
+        for ended, state in states.items():
+            loop = loop_of.get(block)
+            if loop is not None:
+                if pred in loop.blocks:
+                    if loop.header in ended:
+                        continue  # the last iteration does not come round again
+                else:
+                    ended = ended - {loop.header}  # a new run of the loop
+            if pred in last_trip and len(preds_succs) == 2 and preds_succs[1] == block \
+                    and preds_succs[0] != block:
+                ended = ended | {last_trip[pred]}
+            state = state if edge is None else edge(pred, block, state)
+            out[ended] = join(out[ended], state) if ended in out else state
+        return out
+
     for _ in range(max_rounds):
         changed = False
         for b in order:
             if b != cfg.entry:
-                preds = [outs[p] if edge is None else edge(p, b, outs[p])
-                         for p in cfg.blocks[b].preds if p in outs]
-                if not preds:
+                merged: dict = {}
+                for p in cfg.blocks[b].preds:
+                    if p not in outs:
+                        continue
+                    for ended, state in passed(p, b, outs[p]).items():
+                        merged[ended] = join(merged[ended], state) if ended in merged else state
+                if not merged:
                     continue
-                state = preds[0]
-                for p in preds[1:]:
-                    state = join(state, p)
-                ins[b] = state
-            state = ins[b]
-            for step in steps.blocks[b]:
-                state = transfer(state, step, None)
-            if outs.get(b) != state:
-                outs[b] = state
+                ins[b] = merged
+            out = {}
+            for ended, state in ins[b].items():
+                for step in steps.blocks[b]:
+                    state = transfer(state, step, None)
+                out[ended] = state
+            if outs.get(b) != out:
+                outs[b] = out
                 changed = True
         if not changed:
             break
     if report is not None:
         for b in order:
-            if b not in ins:
-                continue
-            state = ins[b]
-            for step in steps.blocks[b]:
-                state = transfer(state, step, report)
+            for ended in sorted(ins.get(b, {}), key=sorted):
+                state = ins[b][ended]
+                for step in steps.blocks[b]:
+                    state = transfer(state, step, report)
     return ins, outs
+
+
+def mentioning_functions(program: Program, words: tuple[str, ...]) -> set[str]:
+    """Device functions whose text mentions one of the words, or that call (through any
+    chain of calls) one that does: a kernel that copies through a helper (`load_async(...)`
+    wrapping cg::memcpy_async) is the helper's caller."""
+    device = [fn for fn in program.functions.values() if fn.runs_on_device and fn.has_body]
+    found = {fn.key for fn in device if fn.mentions(*words)}
+    if not found:
+        return found
+    callers: dict[str, set[str]] = {}
+    for fn in device:
+        if fn.body is None:
+            continue
+        for n in fn.body.walk():
+            if n.kind == "CALL_EXPR":
+                callee = program.resolve_call(n.decl)
+                if callee is not None:
+                    callers.setdefault(callee.key, set()).add(fn.key)
+    work = list(found)
+    while work:
+        for caller in callers.get(work.pop(), ()):
+            if caller not in found:
+                found.add(caller)
+                work.append(caller)
+    return found
 
 
 def analyzable_functions(program: Program):

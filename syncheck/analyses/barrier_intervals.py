@@ -23,7 +23,8 @@ def _shape(node: Node) -> tuple:
 
 
 def _counter_test(cond: Node, step_of: str | None = None):
-    """`k < n` -> (k, '<', shape of n); with step_of=k, `k + s < n` -> (k, '<', shape of n, s)."""
+    """`k < n` -> (k, '<', shape of n); with step_of=k, `k + s < n` or `k < n - s` -> (k, '<',
+    shape of n, s)."""
     cond = strip_wrappers(cond)
     if cond.kind != "BINARY_OPERATOR" or cond.op not in ("<", "<=", "!=") or len(cond.children) != 2:
         return None
@@ -37,6 +38,12 @@ def _counter_test(cond: Node, step_of: str | None = None):
         if var.kind == "DECL_REF_EXPR" and var.decl is not None and var.decl.key == step_of \
                 and step.kind == "INTEGER_LITERAL" and isinstance(step.value, int):
             return var.decl.key, cond.op, _shape(right), step.value
+    bound = strip_wrappers(right)
+    if left.kind == "DECL_REF_EXPR" and left.decl is not None and left.decl.key == step_of \
+            and bound.kind == "BINARY_OPERATOR" and bound.op == "-" and len(bound.children) == 2:
+        step = strip_wrappers(bound.children[1])
+        if step.kind == "INTEGER_LITERAL" and isinstance(step.value, int):
+            return left.decl.key, cond.op, _shape(bound.children[0]), step.value
     return None
 
 
@@ -120,6 +127,51 @@ class Loop:
     header: int
     blocks: frozenset[int]
     barrier_free_cycle: bool = False
+
+
+def natural_loops(cfg: CFG, live: set[int] | None = None) -> list[Loop]:
+    """The CFG's loops (over the live blocks): one per header, with every block of a cycle
+    through it."""
+    blocks = cfg.blocks
+    alive = (lambda b: True) if live is None else (lambda b: b in live)
+    _, back_edges = depth_first(cfg.entry, lambda b: [s for s in blocks[b].succs if alive(s)])
+    loops: dict[int, set[int]] = {}
+    for latch, header in back_edges:
+        body = loops.setdefault(header, {header})
+        work = [latch]
+        while work:
+            x = work.pop()
+            if x in body:
+                continue
+            body.add(x)
+            work.extend(p for p in blocks[x].preds if alive(p))
+    return [Loop(h, frozenset(b)) for h, b in loops.items()]
+
+
+def last_iteration_branches(cfg: CFG, loops: list[Loop]) -> dict[int, int]:
+    """branch block -> loop header, for ifs whose condition is the loop's own condition one
+    step ahead (`if (k + 1 < n)` in `for (k = 0; k < n; ++k)`): false only on the last
+    iteration, so past their false arm the thread leaves the loop (its second successor)."""
+    out: dict[int, int] = {}
+    for loop in loops:
+        header = cfg.blocks[loop.header]
+        if header.branch_kind != "loop" or header.branch is None:
+            continue
+        counter = _counter_test(header.branch)
+        if counter is None:
+            continue
+        var, op, bound = counter
+        step = _counter_step(cfg, loop, var)
+        if step is None:
+            continue
+        for b in loop.blocks:
+            blk = cfg.blocks[b]
+            if b == loop.header or blk.branch_kind != "if" or blk.branch is None:
+                continue
+            test = _counter_test(blk.branch, step_of=var)
+            if test is not None and test == (var, op, bound, step):
+                out[b] = loop.header
+    return out
 
 
 class BarrierIntervals:
@@ -230,28 +282,7 @@ class BarrierIntervals:
         return reached, left
 
     def _last_iteration_branches(self) -> dict[int, int]:
-        """branch block -> loop header, for ifs whose condition is the loop's own condition
-        one step ahead: false only when this is the last iteration."""
-        out: dict[int, int] = {}
-        for loop in self.loops:
-            header = self.cfg.blocks[loop.header]
-            if header.branch_kind != "loop" or header.branch is None:
-                continue
-            counter = _counter_test(header.branch)
-            if counter is None:
-                continue
-            var, op, bound = counter
-            step = _counter_step(self.cfg, loop, var)
-            if step is None:
-                continue
-            for b in loop.blocks:
-                blk = self.cfg.blocks[b]
-                if b == loop.header or blk.branch_kind != "if" or blk.branch is None:
-                    continue
-                test = _counter_test(blk.branch, step_of=var)
-                if test is not None and test == (var, op, bound, step):
-                    out[b] = loop.header
-        return out
+        return last_iteration_branches(self.cfg, self.loops)
 
     def _first_iteration_branches(self) -> dict[int, int]:
         """branch block -> loop header, for ifs in a for loop's body that test its counter
@@ -431,20 +462,7 @@ class BarrierIntervals:
         return [lp for lp in self.loops if block in lp.blocks]
 
     def _loops(self) -> list[Loop]:
-        blocks = self.cfg.blocks
-        _, back_edges = depth_first(self.cfg.entry,
-                                    lambda b: [s for s in blocks[b].succs if s in self.live])
-        loops: dict[int, set[int]] = {}
-        for latch, header in back_edges:
-            body = loops.setdefault(header, {header})
-            work = [latch]
-            while work:
-                x = work.pop()
-                if x in body:
-                    continue
-                body.add(x)
-                work.extend(p for p in blocks[x].preds if p in self.live)
-        return [Loop(h, frozenset(b)) for h, b in loops.items()]
+        return natural_loops(self.cfg, self.live)
 
     def _cycle_is_barrier_free(self, loop: Loop) -> bool:
         """Can a thread go once around the loop without meeting a barrier? An inner loop

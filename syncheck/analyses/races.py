@@ -15,7 +15,7 @@ from itertools import zip_longest
 from syncheck.analyses import c_semantics as C
 from syncheck.analyses import primitives as P
 from syncheck.analyses.barrier_intervals import BarrierIntervals, Point
-from syncheck.analyses.constants import integer_constant
+from syncheck.analyses.constants import WARP_SIZE, integer_constant
 from syncheck.analyses.integer_relaxation import multiple_of, relaxed
 from syncheck.analyses.levels import GROUP_THREADS, Level
 from syncheck.analyses.shared_memory import WARP_PART_START, Access, Guard, KernelAccesses, Offset
@@ -24,7 +24,7 @@ from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED,
                                         MergedDefinitions, SharedSymbols, NextIteration, NotEncodable, bitvector, count_decision,
                                         launch_relations, parameter_facts, relation_term, tied_parameters, same_in_scopes, smallest_example,
                                         term_variables, z3_module)
-from syncheck.analyses.uniformity import UniformityService
+from syncheck.analyses.uniformity import UniformityService, effective_controllers
 from syncheck.ir.nodes import LANE_ID, POINTER_WRAPPERS, Node, referenced_keys, strip_wrappers, structural_key
 from syncheck.ir.program import Function, Program
 
@@ -496,18 +496,33 @@ _WARP_LEVEL = frozenset({P.TILE_SYNC, P.WARP_COLLECTIVE, P.TILE_COLLECTIVE, P.LE
 def _block_code(ka: KernelAccesses) -> bool:
     """Is the kernel block code: ordered by block barriers, with nothing written for a warp
     (no __syncwarp(), no warp or tile collective, no __activemask() or lane-mask query, no
-    volatile shared view)? Two of its threads that race may be lanes of one warp (a block of
+    volatile shared view, no block barrier skipped once the work fits in a warp)? Two of its threads that race may be lanes of one warp (a block of
     at most 32 threads, or a layout where each group of 8 threads reads what its own group
     wrote), but the code does not rely on that: the race is the block race SYN401 reports (its
     authors fix it with __syncthreads()), not a reliance on lockstep lanes (SYN402)."""
     if ka.block_code is None:
-        prims = [site.prim for site, _ in ka.service.walk_sites(ka.kernel) if site.prim is not None]
+        sites = [(site, frames) for site, frames in ka.service.walk_sites(ka.kernel) if site.prim is not None]
+        prims = [site.prim for site, _ in sites]
         categories = {prim.category for prim in prims}
         ka.block_code = P.BLOCK_BARRIER in categories \
             and not categories & _WARP_LEVEL \
             and not any(prim.name in P.WARP_QUERIES for prim in prims) \
-            and not any("volatile" in a.node.type for a in ka.accesses)
+            and not any("volatile" in a.node.type for a in ka.accesses) \
+            and not any(_skipped_within_a_warp(site, frames) for site, frames in sites
+                        if site.prim.category == P.BLOCK_BARRIER)
     return ka.block_code
+
+
+def _skipped_within_a_warp(site, frames) -> bool:
+    """Is the block barrier skipped once the work fits in a warp (`if (d > 32)
+    __syncthreads();` in a tree reduction)? The steps below it are written for one warp's
+    lanes in lockstep."""
+    for _, controller in effective_controllers(site, frames):
+        cond = _strip(controller.cond)
+        if cond.kind == "BINARY_OPERATOR" and cond.op in ("<", "<=", ">", ">=") and len(cond.children) == 2 \
+                and any(integer_constant(c) == WARP_SIZE for c in cond.children):
+            return True
+    return False
 
 
 def _one_warp_block(shape) -> bool:

@@ -8,6 +8,7 @@ from syncheck.analyses.divergence import PartialReach, partial_reaches
 from syncheck.analyses.levels import Level
 from syncheck.checks.base import Check, CheckContext
 from syncheck.diagnostics import Note
+from syncheck.ir.nodes import Node
 
 
 def _inside(stmt, node) -> bool:
@@ -45,8 +46,14 @@ def describe_cause(ctx: CheckContext, reach: PartialReach) -> str:
     return f"it is under the condition '{cond}', which is {level}"
 
 
-def cause_notes(ctx: CheckContext, reach: PartialReach) -> list[Note]:
+def cause_notes(ctx: CheckContext, reach: PartialReach, told_at: Node | None = None) -> list[Note]:
     notes = []
+    at_primitive = bool(reach.chain) and told_at is reach.site.node
+    if at_primitive:
+        call = reach.anchor_site
+        notes.append(Note(ctx.function_path(call.function), call.node.line, call.node.col,
+                          f"'{call.function.name}' calls '{call.callee.name if call.callee else '?'}' "
+                          f"here, where only part of the group runs"))
     for cause in sorted(reach.causes, key=lambda c: (c.cond.line, c.cond.col)):
         why = cause.value.origin.describe() if cause.value.origin else cause.level.describe()
         notes.append(ctx.note(cause.cond, f"'{ctx.text(cause.cond)}' is {cause.level.describe()}: {why}"))
@@ -60,7 +67,7 @@ def cause_notes(ctx: CheckContext, reach: PartialReach) -> list[Note]:
         fn = call.function
         notes.append(Note(ctx.function_path(fn), call.node.line, call.node.col,
                           f"'{fn.name}' calls '{call.callee.name if call.callee else '?'}' here"))
-    if reach.chain:
+    if reach.chain and not at_primitive:
         prim_site = reach.chain[-1]
         fn = prim_site.function
         notes.append(Note(ctx.function_path(fn), prim_site.node.line,
@@ -68,13 +75,35 @@ def cause_notes(ctx: CheckContext, reach: PartialReach) -> list[Note]:
     return notes
 
 
-def subject(reach: PartialReach) -> str:
-    """'__syncthreads()' or "the call to 'f', which reaches __syncthreads() (line 12),"."""
+def subject(reach: PartialReach, told_at: Node | None = None) -> str:
+    """'__syncthreads()' or "the call to 'f', which reaches __syncthreads() (line 12)," (told at
+    the call), or "__shfl_sync, reached through the call to 'f' (line 30)," (told at the
+    primitive)."""
     name = reach.site.prim.name
     if not reach.chain:
         return name
     callee = reach.anchor_site.callee
-    return f"the call to '{callee.name if callee else '?'}', which reaches {name} (line {reach.site.node.line}),"
+    callee_name = callee.name if callee else '?'
+    if told_at is reach.site.node:
+        return f"{name}, reached through the call to '{callee_name}' (line {reach.anchor.line}),"
+    return f"the call to '{callee_name}', which reaches {name} (line {reach.site.node.line}),"
+
+
+def helpers_called_once(ctx: CheckContext, reach: PartialReach) -> bool:
+    """Is every helper on the way from the reported call down to the primitive called at
+    that one place in the file (code written for this caller alone)?"""
+    counts = ctx.memo.get("calls per function")
+    if counts is None:
+        counts = ctx.memo["calls per function"] = {}
+        for fn in ctx.program.functions.values():
+            if fn.runs_on_device and fn.has_body and fn.body is not None:
+                for n in fn.body.walk():
+                    if n.kind == "CALL_EXPR":
+                        callee = ctx.program.resolve_call(n.decl)
+                        if callee is not None:
+                            counts[callee.key] = counts.get(callee.key, 0) + 1
+    helpers = [reach.anchor_site.callee] + [site.callee for site in reach.chain[:-1]]
+    return all(h is not None and counts.get(h.key, 0) == 1 for h in helpers)
 
 
 class PartialReachCheck(Check):
@@ -99,6 +128,11 @@ class PartialReachCheck(Check):
     def consequence_notes(self, ctx: CheckContext, reach: PartialReach) -> list[Note]:
         """Notes on what else the partial reach causes (told here, not as findings of their own)."""
         return []
+
+    def told_at(self, ctx: CheckContext, reach: PartialReach) -> Node:
+        """Where the finding is told: the call that enters divergence (the primitive itself
+        where it is reached directly)."""
+        return reach.anchor
 
     # Finer-scope rules (tile, warp) leave a decision to the block-barrier rule when it
     # already makes a block barrier partial: one bug, one finding.
@@ -129,12 +163,12 @@ class PartialReachCheck(Check):
                 owners[cause] = reach
                 kept.append(reach)
         for reach in kept:
-            notes = cause_notes(ctx, reach) + self.consequence_notes(ctx, reach)
+            told_at = self.told_at(ctx, reach)
+            notes = cause_notes(ctx, reach, told_at) + self.consequence_notes(ctx, reach)
             for other in merged.get(id(reach), ()):
                 notes.append(ctx.note(other.anchor, f"the same decision also lets part of the group "
                                                     f"skip {subject(other).rstrip(',')} here"))
-            finding = ctx.finding(self, reach.anchor, self.explain(ctx, reach),
-                                  reach.anchor_function.name, notes)
+            finding = ctx.finding(self, told_at, self.explain(ctx, reach), reach.anchor_function.name, notes)
             if not merged.get(id(reach)):
                 finding.fix = self.fix(ctx, reach)
             yield finding

@@ -4,11 +4,13 @@ wait that covers it; a buffer overwritten while a bulk store may still read it."
 from __future__ import annotations
 
 from syncheck.analyses import async_ops as A
+from syncheck.analyses.levels import Level
 from syncheck.analyses.async_flow import BARRIER, EVENT, READ, WARP_BARRIER, WRITE, FunctionSteps, analyzable_functions, \
-    solve
+    mentioning_functions, solve
 from syncheck.checks.base import Check, CheckContext
 
 _CAP = 8  # ages beyond this many committed groups are all alike
+_WAITED_BY_ISSUER = "waited by the issuing threads"
 _WAIT_NAMES = {A.Q_CP_ASYNC: "cp.async.wait_group / __pipeline_wait_prior",
                A.Q_WGMMA: "wgmma.wait_group / warpgroup_wait<N>",
                A.Q_BULK: "cp.async.bulk.wait_group",
@@ -22,11 +24,11 @@ class AsyncResultBeforeWait(Check):
 
     def run(self, ctx: CheckContext):
         seen: set[tuple[int, int]] = set()
+        asynchronous = mentioning_functions(ctx.program, ("cp.async", "wgmma", "warpgroup_", "__pipeline",
+                                                          "memcpy_async", "mbarrier", "cp_async", "tma_"))
         for fn in analyzable_functions(ctx.program):
-            if not fn.mentions("cp.async", "wgmma", "warpgroup_", "__pipeline", "memcpy_async",
-                               "mbarrier", "cp_async", "tma_"):
-                continue
-            yield from self._function(ctx, fn, seen)
+            if fn.key in asynchronous:
+                yield from self._function(ctx, fn, seen)
 
     def _function(self, ctx, fn, seen):
         steps = FunctionSteps(ctx.program, fn)
@@ -34,6 +36,7 @@ class AsyncResultBeforeWait(Check):
             return
         issued: dict[tuple[str, str], tuple] = {}  # (role, key) -> (event, node) first issued
         findings = []
+        threads = _IssuingThreads(ctx, fn)
 
         def add(pending, queue, decl, role, step):
             key = decl.key
@@ -41,14 +44,14 @@ class AsyncResultBeforeWait(Check):
             return pending | {(queue, key, 0, role)}
 
         def transfer(state, step, emit):
-            pending, ready, some = state
+            pending, ready, some, waited = state
             if step.kind in (BARRIER, WARP_BARRIER):
                 # What one thread waited for is complete for every thread after a barrier
                 # (one thread issues and waits, __syncthreads publishes); for the lanes of
                 # its warp after __syncwarp() (an elected lane issues the warp's bulk copies
                 # and waits for them: the group belongs to the thread that committed it).
                 done = {p for p in pending if (p[0], p[1], p[3]) in some}
-                return pending - done, ready | {(p[3], p[1]) for p in done}, frozenset()
+                return pending - done, ready | {(p[3], p[1]) for p in done} | waited, frozenset(), frozenset()
             if step.kind == EVENT:
                 ev = step.event
                 k = ev.kind
@@ -83,7 +86,12 @@ class AsyncResultBeforeWait(Check):
                     n = ev.count if ev.count is not None else 0
                     retired = {p for p in pending if p[0] == ev.queue and p[2] > n}
                     pending = pending - retired
-                    ready = ready | {(p[3], p[1]) for p in retired}
+                    # A bulk group is the committing thread's: where only some threads issue
+                    # (`if (tid == 0)`), the others' wait retires nothing of theirs, and what
+                    # they do with the buffer waits for a barrier after the issuer's wait.
+                    mine = {p for p in retired if ev.queue != A.Q_BULK or threads.every_one(issued[(p[3], p[1])][1])}
+                    ready = ready | {(p[3], p[1]) for p in mine}
+                    waited = waited | {(p[3], p[1]) for p in retired - mine}
                     some = some | {(p[0], p[1], p[3]) for p in retired}
                 elif k == A.MBAR_WAIT:
                     mb = steps.shared_of(ev.mbar) or steps.base_decl(ev.mbar)
@@ -93,14 +101,17 @@ class AsyncResultBeforeWait(Check):
                     pending = pending - retired
                     ready = ready | {(p[3], p[1]) for p in retired}
                     some = some | {(p[0], p[1], p[3]) for p in retired}
-                return pending, ready, some
+                return pending, ready, some, waited
             if step.kind in (READ, WRITE) and step.decl is not None:
                 role = "fill" if step.kind == READ else "drain"
                 key = step.decl.key
                 hits = [p for p in pending if p[1] == key and p[3] == role]
+                if not hits and (role, key) in waited and (role, key) not in ready \
+                        and not threads.same_threads(issued[(role, key)][1], step.node):
+                    hits = [(_WAITED_BY_ISSUER, key, 0, role)]
                 if hits and (role, key) not in ready and emit is not None:
                     emit(step, hits)
-            return pending, ready, some
+            return pending, ready, some, waited
 
         def report(step, hits):
             where = (step.node.line, step.node.col)
@@ -109,7 +120,7 @@ class AsyncResultBeforeWait(Check):
             seen.add(where)
             findings.append(self._finding(ctx, fn, step, hits, issued))
 
-        solve(steps, (frozenset(), frozenset(), frozenset()), transfer, _join, report)
+        solve(steps, (frozenset(), frozenset(), frozenset(), frozenset()), transfer, _join, report)
         yield from findings
 
     def _finding(self, ctx, fn, step, hits, issued):
@@ -121,7 +132,12 @@ class AsyncResultBeforeWait(Check):
         what = ev.name
         notes = [ctx.note(node, f"{what} {'writes' if role == 'fill' else 'reads'} '{decl.name}' "
                                 f"asynchronously here")]
-        if role == "drain":
+        if queue == _WAITED_BY_ISSUER:
+            msg = (f"'{decl.name}' is {'overwritten' if role == 'drain' else 'read'} by threads that did not "
+                   f"issue the bulk copy at line {line} ({what}): the wait_group that retires it covers "
+                   f"only the issuing thread's own groups, and no barrier after that wait hands the "
+                   f"completion on to the others")
+        elif role == "drain":
             msg = (f"'{decl.name}' is overwritten while the bulk copy issued at line {line} ({what}) "
                    f"may still be reading it: wait with cp.async.bulk.wait_group.read N (N small "
                    f"enough to cover that group) before reusing the buffer")
@@ -149,7 +165,34 @@ def _commit(pending, queue):
 
 
 def _join(a, b):
-    return a[0] | b[0], a[1] & b[1], a[2] | b[2]
+    return a[0] | b[0], a[1] & b[1], a[2] | b[2], a[3] | b[3]
+
+
+class _IssuingThreads:
+    """Which threads make an operation, from the thread-dependent decisions that control it
+    (the function's uniformity analysis, asked for once)."""
+
+    def __init__(self, ctx, fn):
+        self._ctx, self._fn, self._analysis = ctx, fn, None
+
+    def _decisions(self, node) -> set | None:
+        if self._analysis is None:
+            self._analysis = self._ctx.uniformity.analyze(self._fn)
+        block = self._analysis.node_block.get(node.id)
+        if block is None:
+            return None
+        return {(c.cond.id, c.polarity) for c in self._analysis.block_controllers.get(block, ())
+                if c.level > Level.BLOCK}
+
+    def every_one(self, node) -> bool:
+        """Does every thread that reaches the function make it (no thread-dependent test)?"""
+        return self._decisions(node) == set()
+
+    def same_threads(self, issue, access) -> bool:
+        """Is the access made only by threads that made the issue (every thread-dependent
+        decision controlling the issue controls the access the same way)?"""
+        mine, theirs = self._decisions(issue), self._decisions(access)
+        return mine is not None and theirs is not None and mine <= theirs
 
 
 def _ordinal(n: int) -> str:
