@@ -7,6 +7,8 @@ kernel's identity (its USR, or its name for extern "C" and driver-API launches).
 
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass, field
 
 from syncheck.analyses import primitives as P
@@ -333,13 +335,23 @@ def generic_findings(program: Program, findings, path: str) -> list[GenericFindi
     for f in findings:
         owner = next((fn for fn in generic if f.path == path and fn.line <= f.line <= fn.end_line), None)
         if owner is not None:
-            out.append(GenericFinding(owner.key, f.code, f.path, f.line, f.column))
+            out.append(GenericFinding(_template_identity(owner.key, owner.file), f.code, f.path, f.line, f.column))
     return out
 
 
 def checked_templates(program: Program) -> list[str]:
-    return sorted({fn.instance_of for fn in program.functions.values()
-                   if fn.instance_of is not None and fn.reported and not fn.has_errors})
+    out = set()
+    for fn in program.functions.values():
+        if fn.instance_of is not None and fn.reported and not fn.has_errors:
+            template = program.functions.get(fn.instance_of)
+            out.add(_template_identity(fn.instance_of, template.file if template is not None else fn.file))
+    return sorted(out)
+
+
+def _template_identity(key: str, file: str) -> str:
+    """A template as written: its key and the file that defines it (two programs of one
+    folder, each defining a `seg::segment` of its own, share keys but not templates)."""
+    return f"{key}@{os.path.realpath(file)}"
 
 
 def superseded_generic_findings(facts: list[FileFacts]) -> list[set[tuple]]:
