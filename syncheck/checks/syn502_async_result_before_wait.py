@@ -56,7 +56,10 @@ class AsyncResultBeforeWait(Check):
                 ev = step.event
                 k = ev.kind
                 if k == A.ASYNC_COPY:
-                    d = steps.shared_buffer(ev.dst)
+                    # (a per-thread cp.async into a pointer is left to the buffer it is carved
+                    # from: loaders that take a pointer switch cp.async on and off with template
+                    # flags, which a generic body cannot tell apart)
+                    d = steps.shared_of(ev.dst)
                     if d is not None:
                         pending = add(pending, ev.queue, d, "fill", step)
                         if ev.implicit_commit:
@@ -70,8 +73,10 @@ class AsyncResultBeforeWait(Check):
                     d = steps.shared_buffer(ev.src)
                     if d is not None:
                         # the store reads its source: what a copy still fills is not there yet
+                        # (a helper that loads and stores in one call is judged in the helper)
                         hits = [p for p in pending if p[1] == d.key and p[3] == "fill"]
-                        if hits and ("fill", d.key) not in ready and emit is not None:
+                        if hits and ("fill", d.key) not in ready and emit is not None \
+                                and issued[("fill", d.key)][1] is not step.node:
                             emit(step, hits)
                         pending = add(pending, A.Q_BULK, d, "drain", step)
                 elif k == A.WGMMA_MMA:
@@ -102,7 +107,9 @@ class AsyncResultBeforeWait(Check):
                     ready = ready | {(p[3], p[1]) for p in retired}
                     some = some | {(p[0], p[1], p[3]) for p in retired}
                 return pending, ready, some, waited
-            if step.kind in (READ, WRITE) and step.decl is not None:
+            if step.kind in (READ, WRITE) and step.decl is not None \
+                    and not (step.node.kind == "DECL_REF_EXPR" and "*" in step.decl.type):
+                # (reading a pointer's own value touches nothing it points at)
                 role = "fill" if step.kind == READ else "drain"
                 key = step.decl.key
                 hits = [p for p in pending if p[1] == key and p[3] == role]
