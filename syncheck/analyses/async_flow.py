@@ -439,19 +439,11 @@ def mentioning_functions(program: Program, words: tuple[str, ...]) -> set[str]:
     """Device functions whose text mentions one of the words, or that call (through any
     chain of calls) one that does: a kernel that copies through a helper (`load_async(...)`
     wrapping cg::memcpy_async) is the helper's caller."""
-    device = [fn for fn in program.functions.values() if fn.runs_on_device and fn.has_body]
-    found = {fn.key for fn in device if fn.mentions(*words)}
+    found = {fn.key for fn in program.functions.values()
+             if fn.runs_on_device and fn.has_body and fn.mentions(*words)}
     if not found:
         return found
-    callers: dict[str, set[str]] = {}
-    for fn in device:
-        if fn.body is None:
-            continue
-        for n in fn.body.walk():
-            if n.kind == "CALL_EXPR":
-                callee = program.resolve_call(n.decl)
-                if callee is not None:
-                    callers.setdefault(callee.key, set()).add(fn.key)
+    callers = program.device_calls()
     work = list(found)
     while work:
         for caller in callers.get(work.pop(), ()):

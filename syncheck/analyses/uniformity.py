@@ -114,6 +114,18 @@ class FunctionAnalysis:
     # local key -> are all the function's own reads of it block-wide (reads_block_wide)
     _block_wide_reads: dict = field(default_factory=dict, repr=False, compare=False)
 
+    def decisions_at(self, node: Node, above: Level | None = None) -> set[tuple[int, bool | None]] | None:
+        """The decisions (condition node id, arm) of the function that control whether
+        ``node`` runs; with ``above``, those whose level is above it only (`Level.BLOCK`: the
+        ones that tell threads of a block apart); None where the node is not in the function.
+        One set within another: the code under the first runs only in threads that ran the
+        code under the second."""
+        block = self.node_block.get(node.id)
+        if block is None:
+            return None
+        return {(c.cond.id, c.polarity) for c in self.block_controllers.get(block, ())
+                if above is None or c.level > above}
+
     def live_blocks(self) -> set[int]:
         """The blocks the function can run: a branch whose test constants settle (`if
         (IS_DESCENDING)` in the instance where it is false, `switch (level)` on a template

@@ -92,18 +92,11 @@ def subject(reach: PartialReach, told_at: Node | None = None) -> str:
 def helpers_called_once(ctx: CheckContext, reach: PartialReach) -> bool:
     """Is every helper on the way from the reported call down to the primitive called at
     that one place in the file (code written for this caller alone)?"""
-    counts = ctx.memo.get("calls per function")
-    if counts is None:
-        counts = ctx.memo["calls per function"] = {}
-        for fn in ctx.program.functions.values():
-            if fn.runs_on_device and fn.has_body and fn.body is not None:
-                for n in fn.body.walk():
-                    if n.kind == "CALL_EXPR":
-                        callee = ctx.program.resolve_call(n.decl)
-                        if callee is not None:
-                            counts[callee.key] = counts.get(callee.key, 0) + 1
+    calls = ctx.memo.get("device calls")
+    if calls is None:
+        calls = ctx.memo["device calls"] = ctx.program.device_calls()
     helpers = [reach.anchor_site.callee] + [site.callee for site in reach.chain[:-1]]
-    return all(h is not None and counts.get(h.key, 0) == 1 for h in helpers)
+    return all(h is not None and len(calls.get(h.key, ())) == 1 for h in helpers)
 
 
 class PartialReachCheck(Check):

@@ -185,11 +185,7 @@ class _IssuingThreads:
     def _decisions(self, node) -> set | None:
         if self._analysis is None:
             self._analysis = self._ctx.uniformity.analyze(self._fn)
-        block = self._analysis.node_block.get(node.id)
-        if block is None:
-            return None
-        return {(c.cond.id, c.polarity) for c in self._analysis.block_controllers.get(block, ())
-                if c.level > Level.BLOCK}
+        return self._analysis.decisions_at(node, above=Level.BLOCK)
 
     def every_one(self, node) -> bool:
         """Does every thread that reaches the function make it (no thread-dependent test)?"""

@@ -78,10 +78,8 @@ class MbarrierProtocol(Check):
             nonlocal analysis
             if analysis is None:
                 analysis = ctx.uniformity.analyze(fn)
-            init, use = (analysis.node_block.get(s.node.id) for s in (inits[key], step))
-            if init is None or use is None:
-                return False
-            return _decisions(analysis, init) <= _decisions(analysis, use)
+            init, use = (analysis.decisions_at(s.node) for s in (inits[key], step))
+            return init is not None and use is not None and init <= use
 
         done: set[tuple[str, str]] = set()
 
@@ -213,10 +211,6 @@ class MbarrierProtocol(Check):
                 f"phase on it waits for a phase that has already completed (or never will); flip "
                 f"the parity each time the barrier completes a phase"), fn.name))
         return out
-
-
-def _decisions(analysis, block: int) -> set[tuple[int, bool | None]]:
-    return {(c.cond.id, c.polarity) for c in analysis.block_controllers.get(block, ())}
 
 
 def _thread_private(steps, mbar) -> bool:

@@ -375,6 +375,18 @@ class Program:
         instantiates is analyzed through its instantiations instead."""
         return fn.key not in self.instantiated
 
+    def device_calls(self) -> dict[str, list[str]]:
+        """Callee key -> the keys of the device functions that call it, once per call."""
+        out: dict[str, list[str]] = {}
+        for fn in self.functions.values():
+            if fn.runs_on_device and fn.has_body and fn.body is not None:
+                for n in fn.body.walk():
+                    if n.kind == "CALL_EXPR":
+                        callee = self.resolve_call(n.decl)
+                        if callee is not None:
+                            out.setdefault(callee.key, []).append(fn.key)
+        return out
+
     def resolve_call(self, decl: Decl | None) -> Function | None:
         """The analyzed function a call goes to (an instantiation, plain, template, method
         or lambda)."""
