@@ -218,7 +218,7 @@ def asm_warp_collective(node: Node) -> tuple[str, Node, Node | None] | None:
 
 
 def _ptx_event(node: Node, op: str, args: list[str], ops: _Operands):
-    E = lambda kind, **kw: AsyncEvent(kind, node, op, **kw)  # noqa: E731
+    E = lambda kind, name=op, **kw: AsyncEvent(kind, node, name, **kw)  # noqa: E731  (the op as written)
     if op.startswith("wgmma.fence"):
         return E(WGMMA_FENCE, aligned=True)
     if op.startswith("wgmma.commit_group"):
@@ -237,6 +237,10 @@ def _ptx_event(node: Node, op: str, args: list[str], ops: _Operands):
         return E(WAIT, queue=Q_BULK, count=ops.const(_arg(args, 0)))
     if op.startswith("cp.async.bulk.prefetch"):
         return None
+    if op.startswith("cp.reduce.async.bulk"):
+        # a reduction into global (or another block's shared) memory reads its shared source
+        # by the async proxy just as a bulk store does, with the same operands and completion
+        op = "cp.async.bulk" + op[len("cp.reduce.async.bulk"):]
     if op.startswith("cp.async.bulk"):
         tensor = ".tensor" in op
         if ".global.shared::c" in op or ".shared::cluster.shared::cta" in op:

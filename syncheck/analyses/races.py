@@ -1547,8 +1547,13 @@ def _decision_terms(z3, e1: Encoder, a: Access, e2: Encoder, b: Access, exited: 
     unread = set()  # the accesses under a thread's decision the encoder cannot read
     for enc, acc in ((e1, a), (e2, b)):
         for g in acc.guards:
+            tests_before = enc.input_tests
             try:
                 c = enc.cond(g.cond, g.scope)
+                if g.level <= Level.BLOCK:
+                    # (a test of the input that the whole block takes alike, `if (length)`
+                    # around the block's work, selects no thread: see the store exception)
+                    enc.input_tests = tests_before
             except NotEncodable as unknown:
                 if g.level <= Level.BLOCK:
                     continue  # a uniform decision does not tell threads apart

@@ -87,6 +87,10 @@ class Scope:
     # In a small helper the encoder runs statement by statement (symbolic.py,
     # _computed_return): its locals' values so far, key -> term. None elsewhere.
     local_terms: dict | None = None
+    # Reads of a __shared__ scalar this function stores into: read node id -> the stores
+    # that reach it (a label). Two reads with one label read one value; a store between
+    # them (`if (control) return; ... control = true; ... if (control)`) gives them two.
+    shared_versions: dict[int, str] = field(default_factory=dict)
 
     def bound(self, node: Node):
         """(expression, scope) a parameter or an own field (`mask`, `this->mask` inside a
@@ -452,7 +456,32 @@ def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> 
     scope.reaching = defs.unique
     scope.reaching_definition = defs.definition
     scope.loop_counters = _loop_counters(fn, defs.several, fixed)
+    scope.shared_versions = _shared_scalar_versions(fn, analysis)
     return scope
+
+
+def _shared_scalar_versions(fn: Function, analysis: FunctionAnalysis) -> dict[int, str]:
+    """The stores of the function's own that reach each read of a __shared__ scalar it
+    stores into (see Scope.shared_versions)."""
+    if fn.body is None:
+        return {}
+    stored = set()
+    for n in fn.body.walk_evaluated():
+        target = None
+        if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGN and n.children:
+            target = _strip(n.children[0])
+        elif n.kind == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--") and n.children:
+            target = _strip(n.children[0])
+        if target is not None and target.kind == "DECL_REF_EXPR" and target.decl is not None \
+                and target.decl.storage == "shared" and "[" not in target.decl.type:
+            stored.add(target.decl.key)
+    if not stored:
+        return {}
+    defs = reaching_definitions([], analysis.cfg, analysis.live_blocks(), stored)
+    versions = {use: str(d.id if d is not None else "") for use, d in defs.definition.items()}
+    versions.update((use, ",".join(str(d.id) for d in several if d is not None))
+                    for use, several in defs.several.items())
+    return versions
 
 
 def _top_level_assignments(fn: Function, init: dict[str, Node]) -> dict[str, tuple[Node, int]]:
@@ -713,7 +742,8 @@ def _location_name(key: str, fallback: str) -> str:
 def _display_name(key: str, node: Node) -> str:
     """The shared variable's name for messages, from its declaration key."""
     tail = key.rsplit("@", 1)[-1]
-    return tail if tail.isidentifier() else "shared memory"
+    # (a member of a shared struct, `reval.low`, reached through a pointer to it)
+    return tail if all(part.isidentifier() for part in tail.split(".")) else "shared memory"
 
 
 def _strip(n: Node) -> Node:
@@ -1182,8 +1212,8 @@ class KernelAccesses:
     def _collective_storage(self, item: Node, scope: Scope):
         """(call, shared location, name) of a CUB block collective in the item whose object
         was built on a shared TempStorage (`BlockReduce<T, N>(temp).Sum(x)`)."""
-        for n in item.walk():
-            if n.kind != "CALL_EXPR" or n.kind == "LAMBDA_EXPR":
+        for n in item.walk_evaluated():
+            if n.kind != "CALL_EXPR":
                 continue
             prim = P.classify(n)
             if prim is None or prim.category != P.BLOCK_BARRIER or not prim.name.startswith("cub::"):
@@ -1210,19 +1240,24 @@ class KernelAccesses:
 
     def _synchronizing_calls(self, item: Node, scope: Scope):
         out = []
-        for n in item.walk():
-            if n.kind != "CALL_EXPR" or n.kind == "LAMBDA_EXPR":
+        for n in item.walk_evaluated():
+            if n.kind != "CALL_EXPR":
                 continue
             if P.classify(n) is not None:
                 continue
             callee = self.program.resolve_call(n.decl)
-            if callee is None or callee.body is None or callee.is_lambda or callee.has_errors:
+            if callee is None or callee.body is None or callee.has_errors:
                 continue
             if not self._contains_barrier(callee, warp=True, seen=set()):
                 continue
+            outer_env = scope.analysis.call_envs.get(n.id)
+            if callee.is_lambda and outer_env is None:
+                continue  # (a lambda whose captures the caller's analysis did not record)
             args = call_args(n)
-            sub = self._callee_analysis(n, callee, args, scope)
+            sub = self._callee_analysis(n, callee, args, scope, outer_env)
             bindings = self._call_bindings(n, callee, args, scope)
+            if callee.is_lambda:
+                bindings.update(self._capture_bindings(callee, scope))
             out.append((n, callee, self._scope(callee, sub, bindings)))
         return out
 
@@ -1494,7 +1529,7 @@ class KernelAccesses:
 
     # -- barriers --
     def _barrier(self, item: Node, warp: bool) -> bool:
-        for n in item.walk():
+        for n in item.walk_evaluated():
             if _named_barrier(n):
                 return True
             if n.kind != "CALL_EXPR" or n.id in self.expanded_calls:
@@ -1527,7 +1562,7 @@ class KernelAccesses:
         return self._rendezvous[instance]
 
     def _rendezvous_in(self, item: Node) -> bool:
-        for n in item.walk():
+        for n in item.walk_evaluated():
             if n.kind != "CALL_EXPR" or n.id in self.expanded_calls:
                 continue
             if _whole_warp_collective(n):
@@ -1582,7 +1617,7 @@ class KernelAccesses:
             if ctx is None:
                 continue
             for item in self.cfg.blocks[b].items:
-                for n in item.walk():
+                for n in item.walk_evaluated():
                     if n.kind == "CALL_EXPR" and n.id not in self.expanded_calls:
                         pick = self._group_barrier_pick(n, ctx.scope)
                         # (The whole-block test reads every kernel's barriers: asked only here.)
@@ -2097,6 +2132,11 @@ class KernelAccesses:
                    for value, value_scope in self._constructed_fields(obj, scope).values()
                    if value_scope is not None)
 
+    def _capture_bindings(self, lambda_fn: Function, scope: Scope) -> dict:
+        """A lambda's captured variables, read in the scope of the function that calls it."""
+        captured = _captured_references(lambda_fn, self.program.resolve_call)
+        return {key: (ref, scope) for key, ref in captured.items()}
+
     def _returned_reference(self, call: Node, scope: Scope) -> tuple[Node, Scope] | None:
         """The lvalue a call returns a reference to, and the callee's scope it reads in, for
         a callee whose body is one `return <lvalue>;` (an accessor, a view's operator[]),
@@ -2136,10 +2176,10 @@ class KernelAccesses:
         # shared memory the callee (or a callee of its) declares or names itself
         touches_shared = self._names_shared(callee, set())
         if callee.is_lambda:
-            captured = _captured_references(callee, self.program.resolve_call)
-            bindings.update((key, (ref, scope)) for key, ref in captured.items())
+            captured = self._capture_bindings(callee, scope)
+            bindings.update(captured)
             touches_shared = touches_shared or any(self._shared_base(r, scope) is not None
-                                                   for r in captured.values())
+                                                   for r, _ in captured.values())
         # shared memory reaches the callee through an argument (an address, or an element bound
         # to a reference), a field of its object or a capture
         reaching = list(zip(args, [scope] * len(args))) + [

@@ -163,6 +163,9 @@ class SharedSymbols(dict):
     def __init__(self):
         super().__init__()
         self.scope_tags: dict[int, tuple[int, object]] = {}
+        # The applications of argument-only helpers met so far (helper key -> [(argument
+        # terms, value)]), for their one-to-one facts.
+        self.helper_values: dict[str, list] = {}
 
     def tag(self, scope) -> int:
         entry = self.scope_tags.get(id(scope))
@@ -530,7 +533,8 @@ class Encoder:
             # two threads reading it in one interval (a store racing with the reads is a
             # finding of its own). Across iterations of a loop it may have changed: encoded
             # there only where the loop does not change it.
-            return self.sym(f"{d.key}@shared", per_thread=False)
+            version = scope.shared_versions.get(node.id)
+            return self.sym(f"{d.key}@shared" + (f"@{version}" if version else ""), per_thread=False)
         if d.storage == "param" and d.key not in scope.multi_defs:
             return self.sym(d.key, per_thread=False)
         if d.storage in ("local", "param"):
@@ -999,6 +1003,21 @@ class Encoder:
             value = z3.Function(f"call:{callee.key}", *([sort] * len(terms)), sort)(*terms)
             # in the range of every other symbol, so that index arithmetic cannot wrap
             self.facts += [value > -SYMBOL_RANGE, value < SYMBOL_RANGE]
+            return value
+        if callee is not None and self.program.computes_from_arguments(callee):
+            # A helper of its scalar arguments alone (`bit_reverse(i, bits)`, a loop the
+            # encoder cannot unroll): an unknown function of them, taken one-to-one (an index
+            # helper maps different positions to different ones), so that two threads meet at
+            # one element only where the code's other indices lead them there.
+            terms = [C.z3_convert(z3, self.expr(a, scope, depth + 1), _int(a), BITS) for a in args]
+            sort = z3.BitVecSort(BITS)
+            value = z3.Function(f"helper:{callee.key}", *([sort] * len(terms)), sort)(*terms)
+            self.facts += [value > -SYMBOL_RANGE, value < SYMBOL_RANGE]
+            made = self.shared.helper_values.setdefault(callee.key, [])
+            for other_terms, other in made:
+                differ = z3.Or(*[x != y for x, y in zip(terms, other_terms)])
+                self.facts.append(z3.Implies(differ, value != other))
+            made.append((terms, value))
             return value
         if self.proof_group is not None and self.service is not None and callee is not None:
             returned = self._returned_in_context(node, callee, scope, depth)
@@ -1587,6 +1606,22 @@ def _unknown_candidate(node: Node) -> Node:
             or n.kind == "UNARY_OPERATOR" and n.op != "*":
         raise NotEncodable()
     return n
+
+
+def helpers_read_as_unknown(program: Program, expression: Node) -> list[str]:
+    """The argument-only helpers called in an expression that the encoder reads as unknown
+    one-to-one functions of their arguments (their bodies loop or return early, which it does
+    not run), for a finding to say that it took them so."""
+    names = []
+    for n in expression.walk_evaluated():
+        callee = program.resolve_call(n.decl) if n.kind == "CALL_EXPR" and n.decl is not None else None
+        if callee is None or callee.name in names or program.is_pure(callee) \
+                or not program.computes_from_arguments(callee):
+            continue
+        if any(m.kind in ("FOR_STMT", "WHILE_STMT", "DO_STMT") for m in callee.body.walk()) \
+                or sum(m.kind == "RETURN_STMT" for m in callee.body.walk()) > 1:
+            names.append(callee.name)
+    return names
 
 
 def _final_return(fn: Function) -> Node | None:

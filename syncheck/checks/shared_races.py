@@ -7,6 +7,7 @@ from dataclasses import replace
 from syncheck.analyses.races import (SMALLEST_SHAPE, Race, StaleRead, call_made_at, find_races, reported_at,
                                      stale_read_after_exit)
 from syncheck.analyses.shared_memory import KernelAccesses
+from syncheck.analyses.symbolic import helpers_read_as_unknown
 from syncheck.checks.base import CheckContext
 
 
@@ -118,6 +119,18 @@ def shape_note(ctx: CheckContext, race: Race, kernel):
                                           f"--block-dim or '// syncheck: block-dim X,Y,Z')")
     x, y, z = race.shape
     return ctx.note(ordered(race)[1].node, f"block shape assumed: {x}x{y}x{z} (from {race.shape_source})")
+
+
+def unknown_helper_notes(ctx: CheckContext, race: Race) -> list:
+    """Index helpers the race was found through as unknown functions (their bodies loop):
+    the finding holds where they map one thread's position to the element the other uses."""
+    notes = []
+    for access in ordered(race):
+        for name in (n for index in access.indices for n in helpers_read_as_unknown(ctx.program, index[0])):
+            notes.append(ctx.note(access.node, f"'{name}' was read as an unknown one-to-one function of its "
+                                               f"arguments: the race needs it to lead one thread to the "
+                                               f"element the other uses"))
+    return notes
 
 
 def member_notes(ctx: CheckContext, race: Race) -> list:

@@ -15,7 +15,8 @@ from syncheck.checks.fix_points import control_level, function_of, insert_before
 from syncheck.diagnostics import UNSAFE, Fix
 from syncheck.checks.divergent_sync import barrier_skipping_decisions
 from syncheck.checks.shared_races import (access_text, at_calls, by_line, follows_skipped_barrier, kernel_races,
-                                          member_notes, ordered, shape_note, thread_name, told_at)
+                                          member_notes, ordered, shape_note, thread_name, told_at,
+                                          unknown_helper_notes)
 
 
 class SharedMemoryRace(Check):
@@ -59,7 +60,7 @@ class SharedMemoryRace(Check):
             notes += where
             if not same and second.point != first.point:
                 notes.append(ctx.note(at, "put a barrier on every path between the two accesses"))
-            finding = ctx.finding(self, at, message, kernel.name, notes + [shape_note(ctx, race, kernel)] + member_notes(ctx, race))
+            finding = ctx.finding(self, at, message, kernel.name, notes + [shape_note(ctx, race, kernel)] + unknown_helper_notes(ctx, race) + member_notes(ctx, race))
             if not same:
                 finding.fix = barrier_fix(ctx, *at_calls(*(race.barrier_way or by_line(race))),
                                           at_later_access=race.barrier_round_loop)

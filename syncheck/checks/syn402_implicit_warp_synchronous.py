@@ -17,7 +17,7 @@ from syncheck.checks.fix_points import (control_level, exact_text, function_of, 
                                         insert_before, statement_path)
 from syncheck.checks.divergent_sync import barrier_skipping_decisions
 from syncheck.checks.shared_races import (access_text, by_line, follows_skipped_barrier, kernel_races, ordered,
-                                          shape_note, told_at)
+                                          shape_note, told_at, unknown_helper_notes)
 from syncheck.diagnostics import UNSAFE, Edit, Fix
 
 _SPLIT_OPS = ("COMPOUND_ASSIGNMENT_OPERATOR", "BINARY_OPERATOR")
@@ -54,7 +54,7 @@ class ImplicitWarpSynchronous(Check):
             at, where = told_at(ctx, race, first, second)
             notes = [] if first is second else [ctx.note(first.node, f"the other access: {access_text(ctx, first)}")]
             finding = ctx.finding(self, at, message, kernel.name,
-                                  notes + where + [shape_note(ctx, race, kernel)] + _step_notes(ctx, race))
+                                  notes + where + [shape_note(ctx, race, kernel)] + unknown_helper_notes(ctx, race) + _step_notes(ctx, race))
             finding.fix = _exchange_fix(ctx, race)
             yield finding
 

@@ -143,6 +143,16 @@ class Node:
             yield node
             stack.extend(reversed(node.children))
 
+    def walk_evaluated(self):
+        """The nodes that running this statement or expression evaluates: as walk(), less the
+        bodies of the lambdas it defines (a lambda's body runs where the lambda is called)."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            if node.kind != "LAMBDA_EXPR":
+                stack.extend(reversed(node.children))
+
     def child_by_role(self, role: str) -> "Node | None":
         for c in self.children:
             if c.role == role:
@@ -184,6 +194,14 @@ _SIZED = {K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXP
 _FRAGMENT_NUMBERS = re.compile(r"fragment<[^,<>]+,\s*\d+[uUlL]*\s*,\s*\d+[uUlL]*\s*,\s*\d+")
 _ARRAY_KINDS = {ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY,
                 ci.TypeKind.DEPENDENTSIZEDARRAY}
+
+
+def type_spelling(t: ci.Type) -> str:
+    """A type's spelling, with a project's name for a pointer type (`typedef er_float_t*
+    er_float_ptr;`) spelled as the pointer it is: the analyses tell pointers by their `*`."""
+    if t.kind != ci.TypeKind.POINTER and t.get_canonical().kind == ci.TypeKind.POINTER:
+        return t.get_canonical().spelling
+    return t.spelling
 
 
 def _element_bytes(t: ci.Type, spelling: str, kind: ci.CursorKind) -> int | None:
@@ -614,7 +632,7 @@ class Lowerer:
         no_return = kind == K.FUNCTION_DECL and (
             cursor.spelling in NO_RETURN_FUNCTIONS or _declared_no_return(cursor))
         decl = Decl(kind=kind.name, name=cursor.spelling, key=key, storage=storage,
-                    type=cursor.type.spelling, qualified=self.qualified_name(identity),
+                    type=type_spelling(cursor.type), qualified=self.qualified_name(identity),
                     in_model=model, line=loc.line, file=file, value=value, is_const=is_const,
                     instance=instance, no_return=no_return, layout=layout, elements=elements)
         self._decls[h] = decl
@@ -672,7 +690,7 @@ class Lowerer:
         if kind not in _STATEMENTS and kind not in _LITERALS:
             node.spelling = cursor.spelling
             ctype = cursor.type
-            node.type = ctype.spelling
+            node.type = type_spelling(ctype)
             if ctype.kind not in _FLOATING_TYPES and ctype.get_canonical().kind in _FLOATING_TYPES:
                 # a project's name for float (`typedef float cudatype;`): a floating-point
                 # value, not an unknown integer, wherever the analyses read the type

@@ -13,7 +13,7 @@ from syncheck.frontend.cuda_headers import cuda_declaration_prefixes
 from syncheck.frontend.parse import INSTANTIATION_REFERENCE, ParsedFile
 from syncheck.ir import launch_bounds
 from syncheck.ir.calls import call_args, expression_text, source_text
-from syncheck.ir.nodes import POINTER_WRAPPERS, Decl, Lowerer, Node, strip_wrappers
+from syncheck.ir.nodes import POINTER_WRAPPERS, Decl, Lowerer, Node, strip_wrappers, type_spelling
 from syncheck.ir.reuse import (CursorAt, DocumentStore, KeptFunction, KeptSignature, ReuseMismatch, ReusePlan,
                                has_directive_mark, signature_is_plain)
 from syncheck.safe_io import MAX_FILE_BYTES, UnsafeFileError, read_regular_file
@@ -245,6 +245,7 @@ class Program:
     _owners: dict[int, Function] | None = field(default=None, repr=False)
     _other_lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _pure: dict[str, bool] = field(default_factory=dict, repr=False)
+    _argument_functions: dict[str, bool] = field(default_factory=dict, repr=False)
     _global_keys: set[str] | None = field(default=None, repr=False)
     _field_writes: dict[str, int] | None = field(default=None, repr=False)
     _host_written: set[str] | None = field(default=None, repr=False)
@@ -302,6 +303,40 @@ class Program:
         do the functions it calls, a few calls deep): its value depends on its arguments
         alone."""
         return fn.is_constexpr and self._reads_no_thread_state(fn, 0)
+
+    def computes_from_arguments(self, fn: Function) -> bool:
+        """A function (constexpr or not) whose result depends on its arguments alone: scalar
+        parameters passed by value, no memory but its own locals (no pointer, reference,
+        global, __constant__ or shared variable, no asm), and only such functions called
+        (`bit_reverse(i, bits)`, a loop over the bits of its argument)."""
+        if fn.key not in self._argument_functions:
+            self._argument_functions[fn.key] = False  # a recursive call is decided by its first visit
+            self._argument_functions[fn.key] = self._reads_arguments_alone(fn)
+        return self._argument_functions[fn.key]
+
+    def _reads_arguments_alone(self, fn: Function) -> bool:
+        if fn.body is None or not fn.params or any(_not_a_scalar(p.type) for p in fn.params):
+            return False
+        for n in fn.body.walk():
+            if n.kind == "RETURN_STMT" and (not n.children or _not_a_scalar(n.children[0].type)):
+                return False
+            if n.kind in ("ASM_STMT", "CXX_THIS_EXPR", "LAMBDA_EXPR"):
+                return False
+            d = n.decl
+            if d is None:
+                continue
+            if n.kind == "CALL_EXPR":
+                callee = self.resolve_call(d)
+                if callee is None or callee is fn or not self.computes_from_arguments(callee):
+                    return False
+            elif n.kind in ("DECL_REF_EXPR", "VAR_DECL") and d.storage not in ("local", "param", "enum", "function",
+                                                                                "template") \
+                    and not (d.storage in ("global", "constant") and d.value is not None):
+                return False  # memory other threads or the host see: not the arguments alone
+            elif n.kind == "MEMBER_REF_EXPR" or n.kind == "VAR_DECL" and _not_a_scalar(d.type) \
+                    and "[" not in d.type:
+                return False
+        return True
 
     def _reads_no_thread_state(self, fn: Function, depth: int) -> bool:
         if fn.key in self._pure:
@@ -908,7 +943,7 @@ class ProgramBuilder:
         return fn
 
     def _param(self, cursor: ci.Cursor) -> Param:
-        param = Param(cursor.spelling, cursor.get_usr() or cursor.spelling, cursor.type.spelling)
+        param = Param(cursor.spelling, cursor.get_usr() or cursor.spelling, type_spelling(cursor.type))
         default = next((d for d in cursor.get_children() if d.kind.is_expression()), None)
         if default is not None:
             param.default = self.lowerer.lower(default)
@@ -1468,3 +1503,9 @@ def _base_name(node: Node) -> str | None:
                                           "PAREN_EXPR", "UNARY_OPERATOR"):
         node = node.children[0]
     return node.spelling if node.kind == "DECL_REF_EXPR" else None
+
+
+def _not_a_scalar(type_: str) -> bool:
+    """A pointer, reference, array or class type (what a function could reach memory through,
+    or an object whose fields it could read)."""
+    return any(c in (type_ or "") for c in "*&[") or (type_ or "").startswith(("struct ", "class "))
