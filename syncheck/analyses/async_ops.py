@@ -62,6 +62,7 @@ class AsyncEvent:
     queue: str = ""
     count: int | None = None           # wait_group N, init count, bar.sync thread count, arrive count
     bar_id: int | None = None
+    bar_node: Node | None = None       # the operand that names a named barrier's id
     bytes: int | None = None           # copy size or expect_tx bytes
     parity: int | None = None
     parity_node: Node | None = None
@@ -293,12 +294,12 @@ def _ptx_event(node: Node, op: str, args: list[str], ops: _Operands):
         red = ".red" in op
         first = 1 if red else 0
         aligned = op.startswith("bar.") or ".aligned" in op
-        return E(NAMED_SYNC, bar_id=ops.const(_arg(args, first)),
+        return E(NAMED_SYNC, bar_id=ops.const(_arg(args, first)), bar_node=ops.node(_arg(args, first)),
                  count=ops.const(_arg(args, first + 1)) if len(args) > first + 1 and not red else None,
                  aligned=aligned)
     if op.startswith(("bar.arrive", "barrier.arrive", "barrier.cta.arrive", "bar.cta.arrive")):
-        return E(NAMED_ARRIVE, bar_id=ops.const(_arg(args, 0)), count=ops.const(_arg(args, 1)),
-                 aligned=op.startswith("bar.") or ".aligned" in op)
+        return E(NAMED_ARRIVE, bar_id=ops.const(_arg(args, 0)), bar_node=ops.node(_arg(args, 0)),
+                 count=ops.const(_arg(args, 1)), aligned=op.startswith("bar.") or ".aligned" in op)
     if op.startswith("griddepcontrol.wait"):
         return E(PDL_WAIT)
     if op.startswith("griddepcontrol.launch_dependents"):

@@ -4,10 +4,13 @@ __syncthreads()."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 from syncheck.analyses import async_ops as A
 from syncheck.analyses import primitives as P
 from syncheck.checks.base import Check, CheckContext
 from syncheck.diagnostics import Note
+from syncheck.ir.nodes import VALUE_WRAPPERS, strip_wrappers
 
 
 class NamedBarrierMismatch(Check):
@@ -30,14 +33,26 @@ class NamedBarrierMismatch(Check):
                     block_barriers.append((site, frames))
                 if site.prim.category in (P.NAMED_BARRIER, P.ALIGNED_NAMED_BARRIER):
                     for ev in A.events_of(site.node):
-                        if ev.kind in (A.NAMED_SYNC, A.NAMED_ARRIVE) and ev.bar_id is not None:
-                            named.append((site, frames, ev))
+                        if ev.kind not in (A.NAMED_SYNC, A.NAMED_ARRIVE):
+                            continue
+                        if ev.bar_id is None:
+                            # `Barrier::X + warp_group_idx`: the named base and an index
+                            analysis = frames[-1].analysis if frames else service.analyze(root)
+                            based = _indexed_id(site, analysis, ev.bar_node)
+                            if based is None:
+                                continue
+                            ev = replace(ev, bar_id=based)
+                        named.append((site, frames, ev))
             if not named:
                 continue
             first_count: dict[tuple, tuple] = {}
             told_paths: dict[tuple, object] = {}
             for site, frames, ev in sorted(named, key=lambda t: (t[0].node.line, t[0].node.col)):
                 anchor = _told_at(site, frames)
+                indexed = isinstance(ev.bar_id, IndexedId)
+                if indexed and frames and frames[-1].site.function.in_main_file:
+                    # told at the call that names the barrier to its wrapper
+                    anchor, frames = frames[-1].site, frames[:-1]
                 if anchor is None:
                     continue
                 how = _how(site, frames)
@@ -58,12 +73,13 @@ class NamedBarrierMismatch(Check):
                                                            f"of {count} here{_path(other_frames)}")
                         # Barriers whose counts differ between the same two paths have one cause
                         # (a count the recursion or the instances change): one finding.
-                        paths = (_path_key(frames), _path_key(other_frames))
+                        # (and an indexed barrier is one barrier however many sites differ)
+                        paths = ("indexed", ev.bar_id) if indexed else (_path_key(frames), _path_key(other_frames))
                         told = told_paths.get(paths)
                         if told is not None:
                             told.notes.extend([ctx.note(anchor.node, (
                                 f"named barrier {ev.bar_id} differs the same way: {ev.count} threads "
-                                f"here, {count} on the other path")), note])
+                                f"here, {count} on the other path"))] + ([] if note in told.notes else [note]))
                             continue
                         finding = self._emit(ctx, reported, anchor, "differs", (
                             f"named barrier {ev.bar_id} {how} with {ev.count} threads, but {where} "
@@ -89,6 +105,55 @@ class NamedBarrierMismatch(Check):
             return None
         reported.add(key)
         return ctx.finding(self, anchor.node, message, anchor.function.name, notes)
+
+
+@dataclass(frozen=True)
+class IndexedId:
+    """A barrier id written as a constant base plus an index (`Barrier::dVFull + warp_group_idx`):
+    two sites with the same base name the same barrier where their indices are equal, as for
+    the first group (index 0), so their counts must agree."""
+
+    base: int
+    index: str
+
+    def __str__(self) -> str:
+        return f"{self.base} + {self.index}"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, IndexedId) and other.base == self.base
+
+    def __hash__(self) -> int:
+        return hash(("indexed", self.base))
+
+
+def _indexed_id(site, analysis, operand) -> IndexedId | None:
+    """The id of a named barrier whose operand is a constant (the caller's argument, an
+    enumerator) plus terms that vary, read in the calling context's analysis."""
+    if operand is None or analysis is None:
+        return None
+    expr = strip_wrappers(operand, VALUE_WRAPPERS)
+    if expr.kind == "DECL_REF_EXPR" and expr.decl is not None and expr.decl.storage == "local":
+        expr = A.local_definitions(site.function.body).get(expr.decl.key)
+    terms = _added_terms(expr) if expr is not None else []
+    if len(terms) < 2:
+        return None
+    base, index = 0, []
+    for term in terms:
+        value = analysis.values.get(term.id)
+        if value is not None and isinstance(value.const, int):
+            base += value.const
+        else:
+            index.append(term)
+    if not index or len(index) == len(terms):
+        return None
+    return IndexedId(base, " + ".join(term.spelling or "index" for term in index))
+
+
+def _added_terms(expr):
+    expr = strip_wrappers(expr, VALUE_WRAPPERS)
+    if expr.kind == "BINARY_OPERATOR" and expr.op == "+" and len(expr.children) == 2:
+        return _added_terms(expr.children[0]) + _added_terms(expr.children[1])
+    return [expr]
 
 
 def _told_at(site, frames):
