@@ -25,6 +25,7 @@ from syncheck.analyses.symbolic import (RESOURCE_LIMIT, SYMBOL_RANGE, UNDECIDED,
                                         launch_relations, parameter_facts, relation_term, tied_parameters, same_in_scopes, smallest_example,
                                         term_variables, z3_module)
 from syncheck.analyses.uniformity import UniformityService, effective_controllers
+from syncheck.ir.calls import callee_name
 from syncheck.ir.nodes import LANE_ID, POINTER_WRAPPERS, Node, referenced_keys, strip_wrappers, structural_key
 from syncheck.ir.program import Function, Program
 
@@ -1180,6 +1181,7 @@ def _check_pair(ka: KernelAccesses, a: Access, b: Access, intervals: BarrierInte
                   later if relation == "first" else None)
     e1.last_iterations, e2.last_iterations = last
     e1.free_data_decisions = e2.free_data_decisions = True
+    e1.pairs_one_statement = e2.pairs_one_statement = a.node is b.node
     solver = z3.Solver()
     solver.set("rlimit", _query_limit(ka))
     try:
@@ -2187,6 +2189,38 @@ def _indices(enc: Encoder, acc: Access, bits: int | None = None):
     return out
 
 
+def _computed_in_floating_point(node: Node, scope, depth: int = 0) -> bool:
+    """Is an index computed from floating-point values (through the values the locals it
+    reads are given), with no value read from memory or returned by an atomic on the way?"""
+    return _float_position(node, scope, depth) is True
+
+
+def _float_position(node: Node, scope, depth: int) -> bool | None:
+    """True: floating-point values go into the expression; False: none do; None: a value
+    read from memory (or an atomic's result, or a local given no value here) does."""
+    found = False
+    for n in node.walk():
+        builtin = n.kind == "MEMBER_REF_EXPR" and n.children and _strip(n.children[0]).kind == "DECL_REF_EXPR" \
+            and _strip(n.children[0]).decl is not None and _strip(n.children[0]).decl.storage == "builtin"
+        if n.kind in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR") and not builtin \
+                or n.kind == "UNARY_OPERATOR" and n.op == "*":
+            return None
+        if n.kind == "CALL_EXPR" and callee_name(n) in P.ATOMIC_FUNCTIONS:
+            return None
+        if n.type and C.int_type(n.type) is None and any(w in n.type for w in ("float", "double", "half")):
+            found = True
+        if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.storage == "local":
+            values = _assigned_values(scope.analysis.function.body, n.decl.key)
+            if not values or depth >= 4:
+                return None
+            for value in values:
+                inner = _float_position(value, scope, depth + 1)
+                if inner is None:
+                    return None
+                found = found or inner
+    return found
+
+
 def _added_alone(enc: Encoder, term, unknowns: list) -> bool:
     """Does each unknown enter the index only as a summand (`fill + rank`, a queue's fill
     level plus the lane's rank)? Scaled by a thread's own value (`i * width + j`, a row width
@@ -2236,7 +2270,9 @@ def _index_term(enc: Encoder, acc: Access, node: Node, scope, position: int, off
     counts, so such updates collide; a plain read's likewise (a lookup table's entry chosen by
     the data is any entry the expression can name). A plain store's stays undecided:
     scattering through loaded positions (a permutation, a compaction's offsets) is assumed
-    to hit distinct cells.
+    to hit distinct cells, and the code's own tests keep them in their part; a position
+    computed in floating point is any element for another statement's access (a reset of
+    the whole buffer meets the scatter wherever it lands).
     An offset every thread computes alike in a pointer's definition (a count loaded from
     memory) is one unknown both threads share. Parts of an index that are the same over a
     warp or the block (a queue's fill level from popcounts of ballots, a base loaded once)
@@ -2258,6 +2294,16 @@ def _index_term(enc: Encoder, acc: Access, node: Node, scope, position: int, off
             enc.index_unknowns = True
             return grouped
         if not acc.read:
+            if enc.pairs_one_statement:
+                raise
+            if _computed_in_floating_point(node, scope):
+                # A store at a position computed in floating point (a rounded quantile), against
+                # another statement's access: whatever element it names, the other access may
+                # name it too (a reset of the whole buffer, then a scatter into it). A position
+                # read from memory (a loaded offset, an atomic's ticket) stays undecided: the
+                # code's own tests keep it where it belongs.
+                enc.loaded_index = True
+                return enc.sym(f"store index {acc.node.id}.{position}", per_thread=True)
             raise
         loaded = enc.expr_with_loads(node, scope)
         enc.loaded_index = enc.loaded_index or not acc.write

@@ -230,6 +230,8 @@ class Encoder:
         # Set where a read's index is a position loaded from memory: it may name any element,
         # whatever bound an unknown of its warp puts on the thread (see races._index_term).
         self.loaded_index = False
+        # The race query pairs one statement with itself (a store's writes by two threads).
+        self.pairs_one_statement = False
         self.group_unknown_terms: list = []  # the unknowns _group_unknown made, in order
         # Whether a thread's local that several definitions reach reads as one of their values
         # (_one_of_definitions). Off for decisions: a flag set where a thread finds something
