@@ -746,6 +746,14 @@ def _display_name(key: str, node: Node) -> str:
     return tail if all(part.isidentifier() for part in tail.split(".")) else "shared memory"
 
 
+def _pointer_kept_in_shared(node: Node) -> bool:
+    """A pointer whose value lives in shared memory: a pointer field (`s->dict` of a shared
+    struct) or a `__shared__ float* p` variable (a field reached otherwise is a value of the
+    thread's own, which this is asked of only where the base was found shared)."""
+    return C.is_pointer_type(node.type) and (node.kind == "MEMBER_REF_EXPR" or node.kind == "DECL_REF_EXPR"
+                                             and node.decl is not None and node.decl.storage == "shared")
+
+
 def _strip(n: Node) -> Node:
     return strip_wrappers(n, POINTER_WRAPPERS)
 
@@ -1486,11 +1494,8 @@ class KernelAccesses:
             if base.decl.key in scope.bindings:
                 arg, arg_scope = scope.bindings[base.decl.key]
                 return self._pointer_target(arg, arg_scope)
-        if C.is_pointer_type(base.type) and (base.kind == "MEMBER_REF_EXPR" or base.kind == "DECL_REF_EXPR"
-                                             and base.decl is not None and base.decl.storage == "shared"):
-            # a pointer kept in shared memory (a field of a shared struct, `s->dict`, or a
-            # __shared__ pointer variable) points wherever it was set to, not at itself
-            return None
+        if _pointer_kept_in_shared(base):
+            return None  # it points wherever it was set to, not at itself
         arr = self._shared_base(base, scope)
         return (arr[0], self._pointee_offsets(base, scope) + self._union_offsets(base, scope)) \
             if arr is not None else None
@@ -2094,12 +2099,9 @@ class KernelAccesses:
         if base is None:
             return False
         target = self._pointer_target(cur, scope) if cur.kind in ("DECL_REF_EXPR", "MEMBER_REF_EXPR") else None
-        if target is None and indices and C.is_pointer_type(cur.type) and (
-                cur.kind == "MEMBER_REF_EXPR" or cur.kind == "DECL_REF_EXPR" and cur.decl is not None
-                and cur.decl.storage == "shared"):
-            # `s->dict[k]` with `dict` a pointer field of a shared struct: the element is where
-            # the pointer points (global memory here), not in the struct; reading the pointer
-            # itself is the only shared access
+        if target is None and indices and _pointer_kept_in_shared(cur):
+            # `s->dict[k]`: the element is where the pointer points (global memory here), not
+            # in the struct; reading the pointer itself is the only shared access
             return False
         offsets = target[1] if target is not None else []
         carve, carve_moves = _carve_of(cur, scope) or (None, [])
