@@ -690,11 +690,16 @@ class Lowerer:
         if kind not in _STATEMENTS and kind not in _LITERALS:
             node.spelling = cursor.spelling
             ctype = cursor.type
-            node.type = type_spelling(ctype)
-            if ctype.kind not in _FLOATING_TYPES and ctype.get_canonical().kind in _FLOATING_TYPES:
+            kind_of_type, canonical = ctype.kind, ctype.get_canonical()
+            canonical_kind = canonical.kind
+            node.type = ctype.spelling
+            if kind_of_type not in _FLOATING_TYPES and canonical_kind in _FLOATING_TYPES or (
+                    kind_of_type != ci.TypeKind.POINTER and canonical_kind == ci.TypeKind.POINTER):
                 # a project's name for float (`typedef float cudatype;`): a floating-point
-                # value, not an unknown integer, wherever the analyses read the type
-                node.type = ctype.get_canonical().spelling
+                # value, not an unknown integer, wherever the analyses read the type; a name
+                # for a pointer type (`typedef bound_t* bound_ptr;`): the pointer (see
+                # type_spelling)
+                node.type = canonical.spelling
             elif "fragment<" in node.type and not _FRAGMENT_NUMBERS.search(node.type):
                 # a wmma fragment whose shape is spelled with named constants
                 # (`fragment<matrix_a, WMMA_M, WMMA_N, WMMA_K, T, row_major>`): its numbers
