@@ -170,13 +170,17 @@ def test_a_file_that_blocks_the_parser_is_stopped_by_the_time_limit(tmp_path):
 
 
 def test_a_file_that_needs_too_much_memory_is_stopped_by_the_memory_limit(tmp_path):
-    nested = "if (a[0] > 0) " * 5000  # unbraced, so clang's bracket limit does not apply
-    (tmp_path / "deep.cu").write_text(f"__global__ void k(float* a) {{ {nested} a[1] = 1; }}\n")
+    # Flat, not deep: memory grows with the number of statements, and no other stop (nesting,
+    # recursion) is near, so which stop comes first does not depend on the analysis' frames.
+    # 30,000 such statements are analyzed within the limit; 100,000 need well over it.
+    body = "".join(f"a[{i % 97}] = a[{i * 7 % 89}] + {i};\n" for i in range(100_000))
+    (tmp_path / "wide.cu").write_text(f"__global__ void k(float* a) {{\n{body}}}\n")
     (tmp_path / "good.cu").write_text(BUGGY)
-    r, data = json_run("--no-cache", "--memory-limit", "600", "deep.cu", "good.cu", cwd=tmp_path)
+    r, data = json_run("--no-cache", "--memory-limit", "600", "--timeout", "600", "wide.cu", "good.cu",
+                       cwd=tmp_path, timeout=600)
     assert r.returncode == 2
     assert [os.path.basename(f["path"]) for f in data["findings"]] == ["good.cu"]
-    message = errors_by_file(data)["deep.cu"]
+    message = errors_by_file(data)["wide.cu"]
     assert "memory limit (600 MiB)" in message
 
 
