@@ -598,8 +598,9 @@ def _confines_to_first_warp(guard: Guard) -> bool:
 
 
 def _assigned_values(body: Node, key: str) -> list[Node]:
-    """What a function's body gives a local: its initializer and the right sides of its
-    assignments (`idx = 2 * t - lane; idx += 32;`)."""
+    """What flows into a local in a function's body: its initializer and the right sides of
+    all its assignments, compound ones too (`idx = 2 * t - lane; idx += 32;`). Evidence of
+    what the local is made of, not its value (symbolic.py's exact definitions answer that)."""
     out = []
     for n in body.walk():
         if n.kind == "VAR_DECL" and n.decl is not None and n.decl.key == key and n.children:
@@ -2064,9 +2065,7 @@ def _unit_bytes(enc: Encoder, unit: int | str, bits: int):
     dependent type) one shared unknown of at least one byte."""
     if isinstance(unit, int):
         return enc.z3.BitVecVal(unit, bits)
-    size = enc.sym(f"sizeof {unit}", per_thread=False)
-    enc.facts.append(size >= 1)
-    return C.z3_convert(enc.z3, size, None, bits)
+    return C.z3_convert(enc.z3, enc.size_of_type(unit), None, bits)
 
 
 def _same_place(e1: Encoder, a: Access, e2: Encoder, b: Access):

@@ -46,13 +46,13 @@ class ReachingDefinitions:
 
 
 def reaching_definitions(params: list, cfg: CFG, live: set[int],
-                         candidates: set[str]) -> ReachingDefinitions:
+                         candidates: set[str], program=None) -> ReachingDefinitions:
     """The definitions of ``candidates`` (locals and parameters assigned more than once) that
     reach each of their uses."""
     result = ReachingDefinitions()
     if not candidates:
         return result
-    excluded = _aliased(cfg, live)
+    excluded = _aliased(cfg, live, program)
     names = {k for k in candidates if k not in excluded}
     if not names:
         return result
@@ -178,7 +178,7 @@ def _uninitialized_scalar(decl: Node) -> bool:
     return "*" in decl.type or all(w in _SCALAR_WORDS for w in decl.type.split())
 
 
-def _aliased(cfg: CFG, live: set[int]) -> set[str]:
+def _aliased(cfg: CFG, live: set[int], program=None) -> set[str]:
     """Variables that may change through an alias: address taken, references, or passed
     to a parameter that may be a non-const reference."""
     out: set[str] = set()
@@ -196,7 +196,8 @@ def _aliased(cfg: CFG, live: set[int]) -> set[str]:
                         if t.kind == "DECL_REF_EXPR" and t.decl is not None:
                             out.add(t.decl.key)
                 elif n.kind == "CALL_EXPR":
-                    types = reference_argument_positions(n)
+                    types = program.written_reference_arguments(n) if program is not None \
+                        else reference_argument_positions(n)
                     for i, arg in enumerate(call_args(n)):
                         t = _target(arg)
                         if t.kind == "DECL_REF_EXPR" and t.decl is not None and \

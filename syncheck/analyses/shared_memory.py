@@ -21,7 +21,7 @@ from syncheck.analyses.reaching_definitions import INCOMING, reaching_definition
 from syncheck.analyses.uniformity import FunctionAnalysis, UniformityService
 from syncheck.analyses.levels import Level
 from syncheck.ir.calls import (bound_arguments, call_args, callee_name, constructor_call, copied_object,
-                               member_object, parameter_types, reference_argument_positions, template_bindings)
+                               member_object, parameter_types, template_bindings)
 from syncheck.ir.cfg import CFG, Block
 from syncheck.ir.nodes import (BUILTIN_ELEMENT_BYTES, LANE_ID, POINTER_WRAPPERS, Node, asm_written_operands, element_spelling,
                                lane_id_target, referenced_keys, strip_wrappers, structural_key)
@@ -440,9 +440,9 @@ def _address_of_local(arg: Node, key: str) -> bool:
     return n.kind == "UNARY_OPERATOR" and n.op == "&" and bool(n.children) and _names_decl(_strip(n.children[0]), key)
 
 
-def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> Scope:
+def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict, program: Program) -> Scope:
     """Where a function's names resolve for the symbolic encoder, in one calling context."""
-    single, multi, init, fields_assigned = _definitions(fn)
+    single, multi, init, fields_assigned = _definitions(fn, program)
     scope = Scope(analysis, bindings, single, multi, fields_assigned=fields_assigned,
                   reference_targets=_reference_targets(fn, init))
     top_level = _top_level_assignments(fn, init)
@@ -452,7 +452,7 @@ def function_scope(fn: Function, analysis: FunctionAnalysis, bindings: dict) -> 
     fixed = {**init, **{k: value for k, (value, _) in top_level.items()}}
     scope.inductions, scope.phases = _inductions(fn, fixed)
     scope.later_defs = {k: (value, None, end) for k, (value, end) in top_level.items()}
-    defs = reaching_definitions(fn.params, analysis.cfg, analysis.live_blocks(), multi)
+    defs = reaching_definitions(fn.params, analysis.cfg, analysis.live_blocks(), multi, program)
     scope.reaching = defs.unique
     scope.reaching_definition = defs.definition
     scope.loop_counters = _loop_counters(fn, defs.several, fixed)
@@ -934,7 +934,7 @@ def whole_block_barriers(program: Program) -> tuple[frozenset[str], bool]:
     return frozenset(keys), bool(keys) and not others
 
 
-def _definitions(fn: Function) -> tuple[dict[str, Node], set[str], dict[str, Node], set[str]]:
+def _definitions(fn: Function, program: Program) -> tuple[dict[str, Node], set[str], dict[str, Node], set[str]]:
     """Locals assigned exactly once (at their declaration), those assigned more often, the
     declarations' values, and the variables whose fields are assigned."""
     counts: dict[str, int] = {}
@@ -959,7 +959,7 @@ def _definitions(fn: Function) -> tuple[dict[str, Node], set[str], dict[str, Nod
         elif n.kind == "CALL_EXPR" and n.decl is not None:
             # an argument bound to a non-const reference may be assigned by the callee
             # (`cuda::std::tie(x, y) = f()`, `sincosf(a, &s, &c)` takes addresses: above)
-            for i in reference_argument_positions(n) or ():
+            for i in program.written_reference_arguments(n) or ():
                 args = call_args(n)
                 t = _strip(args[i]) if i < len(args) else None
                 if t is not None and t.kind == "DECL_REF_EXPR" and t.decl is not None \
@@ -1270,7 +1270,7 @@ class KernelAccesses:
         return out
 
     def _scope(self, fn: Function, analysis: FunctionAnalysis, bindings) -> Scope:
-        scope = function_scope(fn, analysis, bindings)
+        scope = function_scope(fn, analysis, bindings, self.program)
         carved_from: dict[str, list[tuple[Node, str | None]]] = {}
         dynamic_bases: set[str] = set()  # `extern __shared__ T buf[]` carved from by name
         top_level = {d.decl.key for stmt in fn.body.children if stmt.kind == "DECL_STMT"
@@ -1958,6 +1958,10 @@ class KernelAccesses:
                 if kind in ("CALL_EXPR", "VAR_DECL") else set()
             if kind == "VAR_DECL" and node.decl is not None and node.decl.key in scope.reference_targets:
                 bound = bound | {scope.reference_targets[node.decl.key].id}
+            elif kind == "VAR_DECL" and _binds_reference(node):
+                # a reference to an array (`T(&view)[N] = *reinterpret_cast<T(*)[N]>(&scratch)`)
+                # names the memory; its accesses are made through it
+                bound = bound | {node.children[-1].id}
             for c in node.children:
                 if c.id in bound:
                     # binding a reference is no access: a CUB collective keeps one to its
@@ -2400,6 +2404,13 @@ def _reference_targets(fn: Function, init: dict[str, Node]) -> dict[str, Node]:
             if "&" not in ref or "&&" in ref or "[" in ref:
                 declared[n.decl.key] += 1  # not a plain lvalue reference
     return {k: v for k, v in init.items() if declared.get(k) == 1 and _is_lvalue(_strip(v))}
+
+
+def _binds_reference(decl: Node) -> bool:
+    """Does the declaration bind a local lvalue reference to an lvalue (no access of it)?"""
+    spelled = decl.decl.type or ""
+    return decl.decl.storage == "local" and "&" in spelled and "&&" not in spelled \
+        and bool(decl.children) and _is_lvalue(_strip(decl.children[-1]))
 
 
 def _names_only(node: Node) -> bool:

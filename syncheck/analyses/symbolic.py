@@ -298,10 +298,28 @@ class Encoder:
             self._proof_unknowns[key] = f"unknown {len(self._proof_unknowns)} at {n.id}"
         term = self.sym(self._proof_unknowns[key], per_thread=not shared)
         self.facts += [term > -SYMBOL_RANGE, term < SYMBOL_RANGE]  # small, as every unknown
-        literals = _literal_values(n, scope)
+        literals = _literal_values(n, scope, self.program)
         if literals:  # a flag set to constants in places (`uniq = 1; ... uniq = 0;`): one of them
             self.facts.append(self.z3.Or(*[term == C.z3_convert(self.z3, constant_term(self.z3, v), None,
                                                                 term.size()) for v in literals]))
+        return term
+
+    def _dependent_size(self, node: Node, scope: Scope):
+        """`sizeof(typename E::param_type)` in a template whose instance is not known here: the
+        type's one unknown size (see size_of_type); alignof and the like, one unknown each."""
+        words = node.spelling.split()
+        if len(words) > 3 and words[0] == "sizeof" and words[1] == "(" and words[-1] == ")":
+            return self.size_of_type("".join(words[2:-1]))
+        term = self.sym("".join(words), per_thread=False)
+        self.facts += [term >= 1, term < SYMBOL_RANGE]
+        return term
+
+    def size_of_type(self, spelling: str):
+        """The size of a type the compiler has not laid out here (a dependent type): one
+        unknown of at least one byte per spelling, shared by both threads and by every
+        `sizeof` and element of that type (spaces do not count: `Foo<T, 4>` is `Foo<T,4>`)."""
+        term = self.sym(f"sizeof {''.join(spelling.split())}", per_thread=False)
+        self.facts += [term >= 1, term < SYMBOL_RANGE]
         return term
 
     def _group_unknown(self, node: Node, scope: Scope):
@@ -356,6 +374,8 @@ class Encoder:
         if k in ("INTEGER_LITERAL", "CHARACTER_LITERAL", "CXX_BOOL_LITERAL_EXPR", "CXX_UNARY_EXPR"):
             if isinstance(node.value, int):
                 return constant_term(z3, node.value, C.z3_bits(C.int_type(node.type) if node.type else None))
+            if k == "CXX_UNARY_EXPR" and node.spelling:
+                return self._dependent_size(node, scope)
             raise NotEncodable()
         builtin = self._builtin_vector(node.children[0], scope) \
             if k == "MEMBER_REF_EXPR" and node.children else None
@@ -638,7 +658,7 @@ class Encoder:
         first one where not. None for any other shape, or where what the test or the values
         read may have changed in between (a variable assigned more than once)."""
         body = scope.analysis.function.body
-        gate = _gated_definitions(body, d.key)
+        gate = _gated_definitions(body, d.key, self.program)
         if gate is None:
             return None
         branch, taken, otherwise = gate
@@ -668,7 +688,7 @@ class Encoder:
         key = f"{d.key}@one-of#{self.t}"
         if key in self.private:
             return self.private[key]  # its values are the facts already added
-        defs = _definitions(scope.analysis.function.body, d.key)
+        defs = _definitions(scope.analysis.function.body, d.key, self.program)
         if not defs or len(defs) > _MAX_MERGED_DEFINITIONS or any(
                 n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.key == d.key
                 or n.kind in _ASSIGNMENT_KINDS for value in defs for n in value.walk()):
@@ -712,7 +732,7 @@ class Encoder:
         if key in self._value_sets:
             return self._value_sets[key]
         self._value_sets[key] = None  # while being found: a definition naming another
-        defs = _definitions(scope.analysis.function.body, d.key)
+        defs = _definitions(scope.analysis.function.body, d.key, self.program)
         if not defs or not any(n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.key == d.key
                                for value in defs for n in value.walk()):
             return None  # a flag set in places: an unknown as before (its values cost the solver)
@@ -1045,7 +1065,8 @@ class Encoder:
         sub = self.service.analyze(callee, params, shape=scope.analysis.shape,
                                    template_values=site.template_values,
                                    outer_env=scope.analysis.call_envs.get(call.id))
-        inner = function_scope(callee, sub, call_bindings(self.program, call, callee, site.args, scope, set()))
+        inner = function_scope(callee, sub, call_bindings(self.program, call, callee, site.args, scope, set()),
+                               self.program)
         return self.expr(final, inner, depth + 1)
 
     def _ballot(self, call: Node, args: list[Node], scope: Scope, depth: int):
@@ -1521,14 +1542,14 @@ def _named_value(n: Node, scope: Scope):
 _BIT_UPDATES = {"^=", "&=", "|="}
 
 
-def _gated_definitions(body: Node | None, key: str):
+def _gated_definitions(body: Node | None, key: str, program=None):
     """(the `if`, the value its then-arm gives the local, the value otherwise) where the
     function's body declares the local with a value and assigns it once more, in a statement
     of an `if` without an else that both sit at the top of the body (or the two arms of an
     `if`/`else` there assign it, each once, and nothing else does); None otherwise."""
     if body is None:
         return None
-    defs = _definitions(body, key)
+    defs = _definitions(body, key, program)
     if defs is None or len(defs) not in (2, 3):
         return None
     declared = None
@@ -1559,11 +1580,11 @@ def _arm_value(arm: Node, key: str) -> Node | None:
     return None
 
 
-def _definitions(body: Node | None, key: str) -> list[Node] | None:
+def _definitions(body: Node | None, key: str, program=None) -> list[Node] | None:
     """The values a function's body gives a local (its initializer, plain assignments, and
     bit updates, `buf ^= 1`, as the expression that computes the new value); None when it
-    also changes it otherwise (`+=`, `++`, through its address, a reference parameter or an
-    asm output)."""
+    also changes it otherwise (`+=`, `++`, through its address, a reference parameter the
+    callee may assign (with the program: one it only reads is no change) or an asm output)."""
     if body is None:
         return None
     out = []
@@ -1589,8 +1610,8 @@ def _definitions(body: Node | None, key: str) -> list[Node] | None:
         elif n.kind == "CALL_EXPR" and n.decl is not None:
             # bound to a non-const reference (`cuda::std::tie(inside, index) = f()`)
             args = call_args(n)
-            if any(i < len(args) and names_declaration(_strip(args[i]), key)
-                   for i in reference_argument_positions(n) or ()):
+            written = program.written_reference_arguments(n) if program is not None else reference_argument_positions(n)
+            if any(i < len(args) and names_declaration(_strip(args[i]), key) for i in written or ()):
                 return None
         elif n.kind == "ASM_STMT" and any(names_declaration(_strip(operand), key) for operand, _ in asm_written_operands(n)):
             target = lane_id_target(n)
@@ -1640,11 +1661,11 @@ def _final_return(fn: Function) -> Node | None:
     return last.children[0]
 
 
-def _literal_values(node: Node, scope: Scope) -> list[int] | None:
+def _literal_values(node: Node, scope: Scope, program=None) -> list[int] | None:
     """The constants a local takes where every definition of it is an integer literal."""
     if node.kind != "DECL_REF_EXPR" or node.decl is None or node.decl.storage != "local":
         return None
-    defs = _definitions(scope.analysis.function.body, node.decl.key)
+    defs = _definitions(scope.analysis.function.body, node.decl.key, program)
     if not defs:
         return None
     values = []
@@ -1840,13 +1861,13 @@ def _step_toward_bound(induction, counter: Node) -> int:
 def context_scopes(service: UniformityService, root: Function, frames) -> list:
     """One encoder scope per frame of a call chain, parameters bound to the callers' arguments."""
     from syncheck.analyses.shared_memory import call_bindings, function_scope
-    scopes = [function_scope(root, service.analyze(root), {})]
+    scopes = [function_scope(root, service.analyze(root), {}, service.program)]
     field_keys: set[str] = set()
     for frame in frames:
         callee = frame.analysis.function
         # parameters, template arguments, and a method's fields as its object's constructor set them
         bindings = call_bindings(service.program, frame.site.node, callee, frame.site.args, scopes[-1], field_keys)
-        scopes.append(function_scope(callee, frame.analysis, bindings))
+        scopes.append(function_scope(callee, frame.analysis, bindings, service.program))
     return scopes
 
 

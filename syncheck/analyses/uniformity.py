@@ -137,15 +137,9 @@ class FunctionAnalysis:
         """Is every read of the local in the function's own body (not in the lambdas it
         defines) the same for the whole block? Asked per race query: kept."""
         if key not in self._block_wide_reads:
-            levels = []
-            pending = [self.function.body] if self.function.body is not None else []
-            while pending:
-                n = pending.pop()
-                if n.kind == "LAMBDA_EXPR":
-                    continue
-                if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.key == key:
-                    levels.append(self.values.get(n.id))
-                pending.extend(n.children)
+            body = self.function.body
+            levels = [self.values.get(n.id) for n in (body.walk_evaluated() if body else ())
+                      if n.kind == "DECL_REF_EXPR" and n.decl is not None and n.decl.key == key]
             self._block_wide_reads[key] = bool(levels) and all(
                 v is not None and v.level <= Level.BLOCK for v in levels)
         return self._block_wide_reads[key]
@@ -2515,7 +2509,9 @@ def _assigned_keys(items: list[Node], declarations: bool = True,
             elif k == "CALL_EXPR" and n.decl is not None and "&" in n.decl.type:
                 # Arguments bound to non-const reference parameters may be assigned.
                 args = call_args(n)
-                for i in reference_argument_positions(n) or ():
+                written = program.written_reference_arguments(n) if program is not None \
+                    else reference_argument_positions(n)
+                for i in written or ():
                     key = base_local(args[i]) if i < len(args) else None
                     if key:
                         keys.add(key)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from syncheck.analyses import async_ops as A
 from syncheck.analyses.async_flow import BARRIER, EVENT, FunctionSteps, analyzable_functions, \
     loops_enclosing, solve
+from syncheck.analyses.levels import Level
 from syncheck.checks.base import Check, CheckContext
 
 _USES = (A.MBAR_ARRIVE, A.MBAR_EXPECT_TX, A.MBAR_WAIT, A.BULK_LOAD)
@@ -73,12 +74,13 @@ class MbarrierProtocol(Check):
 
         def initialized_here(key, step) -> bool:
             """Is the use made only by threads that made the init themselves (every decision
-            that lets a thread reach the init also controls the use)? Those see their own
-            store: there is nothing to publish."""
+            that tells threads of the block apart at the init also controls the use; the
+            ones the whole block takes alike, such as a loop over the stages, do not choose
+            threads)? Those see their own store: there is nothing to publish."""
             nonlocal analysis
             if analysis is None:
                 analysis = ctx.uniformity.analyze(fn)
-            init, use = (analysis.decisions_at(s.node) for s in (inits[key], step))
+            init, use = (analysis.decisions_at(s.node, above=Level.BLOCK) for s in (inits[key], step))
             return init is not None and use is not None and init <= use
 
         done: set[tuple[str, str]] = set()

@@ -4,7 +4,7 @@ __syncthreads()."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from syncheck.analyses import async_ops as A
 from syncheck.analyses import primitives as P
@@ -114,16 +114,10 @@ class IndexedId:
     the first group (index 0), so their counts must agree."""
 
     base: int
-    index: str
+    index: str = field(compare=False)  # the index's spelling, for messages: ids equal by base
 
     def __str__(self) -> str:
         return f"{self.base} + {self.index}"
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, IndexedId) and other.base == self.base
-
-    def __hash__(self) -> int:
-        return hash(("indexed", self.base))
 
 
 def _indexed_id(site, analysis, operand) -> IndexedId | None:

@@ -731,6 +731,10 @@ class Lowerer:
         elif kind == K.CXX_UNARY_EXPR:  # sizeof / alignof: a constant the compiler knows
             value = clang_api.evaluate(cursor)
             node.value = value if isinstance(value, int) else None
+            if node.value is None:
+                # of a dependent type (`sizeof(typename E::param_type)`): still one constant
+                # per instance, named by what it is written as
+                node.spelling = " ".join(t.spelling for t in cursor.get_tokens())
         elif kind in (K.VAR_DECL, K.PARM_DECL):
             node.decl = self.decl_of(cursor)
         elif kind == K.ASM_STMT:

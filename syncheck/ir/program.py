@@ -12,7 +12,7 @@ from syncheck.frontend import clang_api
 from syncheck.frontend.cuda_headers import cuda_declaration_prefixes
 from syncheck.frontend.parse import INSTANTIATION_REFERENCE, ParsedFile
 from syncheck.ir import launch_bounds
-from syncheck.ir.calls import call_args, expression_text, source_text
+from syncheck.ir.calls import call_args, expression_text, reference_argument_positions, source_text
 from syncheck.ir.nodes import POINTER_WRAPPERS, Decl, Lowerer, Node, strip_wrappers, type_spelling
 from syncheck.ir.reuse import (CursorAt, DocumentStore, KeptFunction, KeptSignature, ReuseMismatch, ReusePlan,
                                has_directive_mark, signature_is_plain)
@@ -249,6 +249,7 @@ class Program:
     _global_keys: set[str] | None = field(default=None, repr=False)
     _field_writes: dict[str, int] | None = field(default=None, repr=False)
     _host_written: set[str] | None = field(default=None, repr=False)
+    _reference_writes: dict[tuple[str, str], bool] = field(default_factory=dict, repr=False)
 
     def field_write_counts(self) -> dict[str, int]:
         """Field key -> how many places in the functions' bodies assign, step or take the
@@ -297,6 +298,24 @@ class Program:
                                  for n in fn.body.walk() if n.kind == "DECL_REF_EXPR" and n.decl is not None
                                  and n.decl.storage in ("global", "constant")}
         return self._global_keys
+
+    def written_reference_arguments(self, call: Node) -> set[int] | None:
+        """Positions of the call's arguments the callee may assign: those bound to non-const
+        reference parameters (reference_argument_positions), less the parameters a callee
+        whose body is here only reads (`initAllocator(uint32_t& tid, uint32_t& lane)` that
+        reads both). None when the callee's type is not known (any argument may be one)."""
+        positions = reference_argument_positions(call)
+        if not positions:
+            return positions
+        callee = self.resolve_call(call.decl) if call.decl is not None else None
+        if callee is None or callee.body is None or callee.is_lambda:
+            return positions
+        return {i for i in positions if i >= len(callee.params) or self._assigns_reference(callee, callee.params[i].key)}
+
+    def _assigns_reference(self, fn: Function, key: str) -> bool:
+        if (fn.key, key) not in self._reference_writes:
+            self._reference_writes[(fn.key, key)] = _may_assign_through(fn.body, key)
+        return self._reference_writes[(fn.key, key)]
 
     def is_pure(self, fn: Function) -> bool:
         """A constexpr function that reads no thread index, block shape or shared memory (nor
@@ -542,6 +561,39 @@ def _vendored(path: str) -> bool:
 
 def _is_project_file(path: str | None) -> bool:
     return path is not None and not path.startswith("/usr/") and "cuda_model" not in path
+
+
+def _may_assign_through(body: Node, key: str) -> bool:
+    """Does a function body assign, step or take the address of what the reference parameter
+    names (or of a part of it), call a method on it, hand it to another non-const reference,
+    bind a reference to it or return it? Reads, and values computed from it, are not."""
+    def names_it(n: Node | None) -> bool:
+        while n is not None:
+            n = strip_wrappers(n, POINTER_WRAPPERS)
+            if n.kind == "DECL_REF_EXPR":
+                return n.decl is not None and n.decl.key == key
+            if n.kind not in ("MEMBER_REF_EXPR", "ARRAY_SUBSCRIPT_EXPR", "PAREN_EXPR") or not n.children:
+                return False
+            n = n.children[0]
+        return False
+
+    for n in body.walk():
+        if n.kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and n.op in _ASSIGNING and n.children \
+                or n.kind == "UNARY_OPERATOR" and n.op in ("++", "--", "post++", "post--", "&") and n.children:
+            if names_it(n.children[0]):
+                return True
+        elif n.kind == "CALL_EXPR":
+            if n.children and n.children[0].kind == "MEMBER_REF_EXPR" and names_it(n.children[0].children[0]
+                                                                                  if n.children[0].children else None):
+                return True  # a method, which may change its object
+            positions = reference_argument_positions(n)
+            if any(names_it(arg) and (positions is None or i in positions) for i, arg in enumerate(call_args(n))):
+                return True
+        elif n.kind == "VAR_DECL" and "&" in (n.type or "") and n.children and names_it(n.children[-1]):
+            return True
+        elif n.kind == "RETURN_STMT" and n.children and names_it(n.children[0]):
+            return True
+    return False
 
 
 class ProgramBuilder:
