@@ -17,7 +17,7 @@ from tests.test_incremental import _observed
 # Five kernels in four parts (a helper and its caller are one part), launched from host code.
 # Each edit below changes the findings of one kernel, through what that kernel depends on.
 # (The else arms keep the threads that skip a barrier busy: a barrier in an `if` that ends the
-# kernel with nothing else to do is SYN104, an opt-in rule.)
+# kernel with nothing else to do is the milder SYN101 warning.)
 BASE = """#define GUARD blockIdx.x
 
 __device__ int stage_of(int t) { return 5 - 0; }

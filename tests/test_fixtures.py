@@ -15,7 +15,7 @@ UNITS = fixture_units()
 
 def settings_for(unit) -> Settings:
     """A fixture's first line may name options: `// syncheck-args: --report-unused-suppressions`,
-    `--select SYN104` (opt-in rules),
+    `--select SYN5` (only those rules),
     `--cuda-headers real` (skipped where the real CUDA headers are not installed)."""
     first = unit_files(unit)[0].read_text(encoding="utf-8").splitlines()[:1]
     args = first[0].split("syncheck-args:", 1)[1].split() if first and "syncheck-args:" in first[0] else []
@@ -44,6 +44,16 @@ def test_every_rule_has_buggy_and_fixed_fixtures():
         clean = [u for u in units if not expected_for_unit(u)]
         assert buggy, f"{check.code} has no buggy fixture in fixtures/{check.code}"
         assert clean, f"{check.code} has no fixed fixture in fixtures/{check.code}"
+
+
+def test_a_barrier_skipped_only_by_exited_threads_is_a_warning():
+    """Threads that left the kernel count as arrived since Volta: a barrier only they skip is a
+    SYN101 warning; one after which a read takes what only they would have stored, an error."""
+    for name, severity in (("bad_barrier_after_exit.cu", "warning"), ("bad_tail_if_exit_only.cu", "warning"),
+                           ("bad_exit_then_read_unstored.cu", "error"), ("bad_exits_and_loops.cu", "error")):
+        report = analyze_paths([str(FIXTURES / "SYN101" / name)], Settings())
+        severities = {f.severity.value for f in report.findings if f.code == "SYN101"}
+        assert severities == {severity}, (name, severities)
 
 
 def test_race_through_a_skipped_barrier_is_a_note_of_its_finding():

@@ -1,4 +1,4 @@
-// Evidence for rules/SYN104.md: threads that store to shared memory and then return before
+// Evidence for rules/SYN101.md (barriers after exits): threads that store to shared memory and then return before
 // a block barrier. Do the threads that stay, after the barrier, read what the exited threads
 // stored (the barrier orders only the threads that arrive at it)?
 //   nvcc -std=c++17 -arch=sm_90 -o exited_stores exited_stores.cu

@@ -1,4 +1,4 @@
-// Evidence for rules/SYN104.md and rules/SYN201.md: what warp collectives, counting block
+// Evidence for rules/SYN101.md (barriers after exits) and rules/SYN201.md: what warp collectives, counting block
 // barriers and named barriers do when some threads of the block have returned before them.
 // One kernel per run, chosen by name, so that a hang loses only that run:
 //   nvcc -std=c++17 -arch=sm_90 -o exited_warp exited_warp_collectives.cu

@@ -7,7 +7,7 @@ from dataclasses import replace
 from syncheck.analyses.divergence import PartialReach, partial_reaches
 from syncheck.analyses.levels import Level
 from syncheck.checks.base import Check, CheckContext
-from syncheck.diagnostics import Note
+from syncheck.diagnostics import Note, Severity
 from syncheck.ir.nodes import Node
 
 
@@ -115,8 +115,12 @@ class PartialReachCheck(Check):
         return None
 
     def accepts(self, ctx: CheckContext, reach: PartialReach) -> bool:
-        """Is this partial reach this rule's to report? (SYN101 and SYN104 share reaches.)"""
+        """Is this partial reach this rule's to report?"""
         return True
+
+    def severity_of(self, ctx: CheckContext, reach: PartialReach) -> Severity:
+        """The finding's severity: the rule's, or a milder one for a milder form of it."""
+        return self.severity
 
     def consequence_notes(self, ctx: CheckContext, reach: PartialReach) -> list[Note]:
         """Notes on what else the partial reach causes (told here, not as findings of their own)."""
@@ -138,7 +142,11 @@ class PartialReachCheck(Check):
                          key=lambda r: (r.anchor.line, r.anchor.col, r.site.node.line))
         # Every reach under one decision is one bug (the decision, or the early exit, that
         # parts the group): the first direct primitive under it (else the first call that
-        # reaches one) is the finding, the others are its notes.
+        # reaches one) is the finding, the others are its notes; the first of the most severe
+        # where they differ (a barrier after exits whose later read takes what the exited
+        # threads would have stored, before the barriers they only skip).
+        rank = {id(r): _SEVERITY_RANK[self.severity_of(ctx, r)] for r in reaches}
+        reaches.sort(key=lambda r: -rank[id(r)])  # stable: textual order within a severity
         direct = {_cause_key(r): r for r in reversed(reaches) if not r.chain}
         merged: dict[int, list[PartialReach]] = {}
         owners: dict[tuple, PartialReach] = {}
@@ -162,9 +170,13 @@ class PartialReachCheck(Check):
                 notes.append(ctx.note(other.anchor, f"the same decision also lets part of the group "
                                                     f"skip {subject(other).rstrip(',')} here"))
             finding = ctx.finding(self, told_at, self.explain(ctx, reach), reach.anchor_function.name, notes)
+            finding.severity = self.severity_of(ctx, reach)
             if not merged.get(id(reach)):
                 finding.fix = self.fix(ctx, reach)
             yield finding
+
+
+_SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
 
 def exits_kernel_only(reach: PartialReach) -> bool:
@@ -245,15 +257,17 @@ def _cause_key(reach: PartialReach) -> tuple:
 
 
 def block_barrier_causes(ctx: CheckContext) -> set[tuple]:
-    """Decisions that make a block barrier partial and that SYN101 reports: a warp-level
-    finding under the same decision is the same bug. A barrier skipped only by threads that
-    left the kernel, with no stale read after it (SYN104, opt-in, defined behaviour), takes
-    nothing: a full-mask warp collective after such an exit still reads lanes that left."""
+    """Decisions that make a block barrier partial and that SYN101 reports as an error: a
+    warp-level finding under the same decision is the same bug. A barrier skipped only by
+    threads that left the kernel, with no stale read after it (a SYN101 warning: it completes
+    since Volta), takes nothing: a full-mask warp collective after such an exit still reads
+    lanes that left, an error of its own."""
     return {_cause_key(r) for r in reported_block_barrier_reaches(ctx)}
 
 
 def reported_block_barrier_reaches(ctx: CheckContext) -> list[PartialReach]:
-    """The partial reaches of block barriers that SYN101 reports, found once per file."""
+    """The partial reaches of block barriers that SYN101 reports as errors (not the barriers
+    only exited threads skip), found once per file."""
     cached = ctx.memo.get("reported block barrier reaches")
     if cached is None:
         from syncheck.analyses import primitives as P

@@ -8,7 +8,6 @@ from syncheck.checks.syn002_unanalyzed_function import UnanalyzedFunction
 from syncheck.checks.syn101_divergent_barrier import DivergentBarrier
 from syncheck.checks.syn102_divergent_grid_sync import DivergentGridSync
 from syncheck.checks.syn103_divergent_tile_sync import DivergentTileSync
-from syncheck.checks.syn104_barrier_after_exit import BarrierAfterExit
 from syncheck.checks.syn201_full_mask_divergent import FullMaskInDivergentCode
 from syncheck.checks.syn202_mask_mismatch import MaskMismatch
 from syncheck.checks.syn203_legacy_warp_intrinsic import LegacyWarpIntrinsic
@@ -34,7 +33,6 @@ ALL_CHECKS: tuple[type[Check], ...] = (
     DivergentBarrier,
     DivergentGridSync,
     DivergentTileSync,
-    BarrierAfterExit,
     FullMaskInDivergentCode,
     MaskMismatch,
     LegacyWarpIntrinsic,
@@ -76,9 +74,21 @@ def rule_code(token: str) -> str | None:
     return check.code if check else None
 
 
+# Rules folded into another, by code and name: naming one says where its findings went.
+MERGED_RULES = {
+    "SYN104": ("SYN101", "a barrier that threads skip by leaving the kernel is a SYN101 warning "
+                         "since 2026-12-07"),
+}
+MERGED_NAMES = {"barrier-after-exit": "SYN104"}
+
+
 def unknown_rule_message(token: str, what: str = "rule") -> str:
     """'unknown rule 'SYN9'; did you mean 'SYN101'?' (difflib over codes and names)."""
     import difflib
+    merged = MERGED_NAMES.get(token.strip().lower(), token.strip().upper())
+    if merged in MERGED_RULES:
+        into, why = MERGED_RULES[merged]
+        return f"rule '{token}' was merged into {into}: {why}; name {into} instead"
     candidates = list(BY_CODE) + list(BY_NAME)
     close = difflib.get_close_matches(token.strip(), candidates, n=1, cutoff=0.5) or \
         difflib.get_close_matches(token.strip().upper(), list(BY_CODE), n=1, cutoff=0.5)

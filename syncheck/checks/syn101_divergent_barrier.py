@@ -10,7 +10,7 @@ from __future__ import annotations
 from syncheck.analyses import primitives as P
 from syncheck.analyses.levels import Level
 from syncheck.checks.fix_points import control_level, delete_statement, indent_of, statement_end
-from syncheck.diagnostics import UNSAFE, Edit, Fix
+from syncheck.diagnostics import UNSAFE, Edit, Fix, Severity
 from syncheck.checks.divergent_sync import (PartialReachCheck, barrier_skipping_decisions, describe_cause,
                                            exits_kernel_only, subject)
 from syncheck.checks.shared_races import access_text, ordered, races_through_skipped_barrier, stale_read
@@ -23,15 +23,25 @@ class DivergentBarrier(PartialReachCheck):
     def allowed(self, site):
         return Level.BLOCK if site.prim.category == P.BLOCK_BARRIER else None
 
-    def accepts(self, ctx, reach) -> bool:
-        # A barrier some threads skip only by leaving the kernel is SYN104, unless a read
-        # after it shows what they skipped: an element only they would have stored.
-        return not exits_kernel_only(reach) or stale_read(ctx, reach) is not None
+    def severity_of(self, ctx, reach) -> Severity:
+        # Threads that left the kernel count as arrived on Volta and later (measured: it
+        # completes, with exact results): a warning, unless a read after the barrier shows
+        # what they skipped, an element only they would have stored.
+        if exits_kernel_only(reach) and stale_read(ctx, reach) is None:
+            return Severity.WARNING
+        return self.severity
 
     def explain(self, ctx, reach):
-        stale = stale_read(ctx, reach) if exits_kernel_only(reach) else None
-        if stale is not None:
-            return self._explain_stale(ctx, reach, stale)
+        if exits_kernel_only(reach):
+            stale = stale_read(ctx, reach)
+            if stale is not None:
+                return self._explain_stale(ctx, reach, stale)
+            return (f"{subject(reach)} is reached only by the threads that stay in the kernel; "
+                    f"the others leave it first: {describe_cause(ctx, reach)}; CUDA asks every "
+                    f"thread of the block to reach the barrier. Since Volta the barrier waits only "
+                    f"for the threads still running, so this completes, but the threads that left "
+                    f"skip all the work after it: keep every thread to the barrier and guard the "
+                    f"work instead")
         return (f"{subject(reach)} may be reached by only part of the block: "
                 f"{describe_cause(ctx, reach)}; every thread of the block must reach "
                 f"the same barrier")
