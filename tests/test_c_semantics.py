@@ -373,7 +373,7 @@ def test_z3_size_t_product_does_not_wrap_at_32_bits(tmp_path):
     init = next(n for n in kernel.body.walk() if n.kind == "VAR_DECL").children[-1]
     dims = tuple(bitvector(z3, f"blockDim.{a}") for a in "xyz")
     encoder = Encoder(1, SharedSymbols(), set(), dims, program)
-    term = encoder.expr(init, function_scope(kernel, UniformityService(program).analyze(kernel), {}))
+    term = encoder.expr(init, function_scope(kernel, UniformityService(program).analyze(kernel), {}, program))
     assert term.size() == 64
     n = next(s for name, s in encoder.shared.items() if name.endswith("@n"))
     assert z3.simplify(z3.substitute(term, (n, z3.BitVecVal(1 << 27, 32)))).as_long() == 7 << 30
