@@ -306,10 +306,16 @@ class Encoder:
 
     def _dependent_size(self, node: Node, scope: Scope):
         """`sizeof(typename E::param_type)` in a template whose instance is not known here: the
-        type's one unknown size (see size_of_type); alignof and the like, one unknown each."""
+        type's one unknown size (see size_of_type); alignof and the like, one unknown each.
+        Where the code computes with it (`&s_data[n * sizeof(P)]`, `tx * 4 / sizeof(T)`), it
+        is taken to be the size of a scalar a kernel template is instantiated with, 1, 2 or
+        4 bytes: a conflict that only a larger type would make is its instance's to show,
+        and parts laid out by it stay apart whatever it is."""
         words = node.spelling.split()
         if len(words) > 3 and words[0] == "sizeof" and words[1] == "(" and words[-1] == ")":
-            return self.size_of_type("".join(words[2:-1]))
+            size = self.size_of_type("".join(words[2:-1]))
+            self.facts.append(self.z3.Or(size == 1, size == 2, size == 4))
+            return size
         term = self.sym("".join(words), per_thread=False)
         self.facts += [term >= 1, term < SYMBOL_RANGE]
         return term
