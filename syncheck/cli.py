@@ -141,7 +141,8 @@ def _list_rules() -> str:
 def _explain(code: str) -> tuple[str, int]:
     doc = doc_for(code)
     if doc is None:
-        return f"syncheck: unknown rule '{code}' (see --list-rules)\n", 2
+        from syncheck.checks.registry import unknown_rule_message
+        return f"syncheck: {unknown_rule_message(code)}\n", 2
     return f"{doc.code} {doc.name} ({doc.severity})\n\n{doc.body}\n", 0
 
 

@@ -55,6 +55,9 @@ def test_unknown_rules_are_errors_with_a_suggestion(cli, tmp_path):
     _one_error_line(cli("--select", "SYN9", k), "unknown rule 'SYN9'")
     _one_error_line(cli("--select", "divergent-barrer", k), "did you mean 'divergent-barrier'?")
     _one_error_line(cli("--ignore", "SYN1,nonsense", k), "unknown rule 'nonsense'")
+    # a rule merged into another says where its findings went
+    _one_error_line(cli("--select", "SYN104", k), "rule 'SYN104' was merged into SYN101", "name SYN101 instead")
+    _one_error_line(cli("--ignore", "barrier-after-exit", k), "rule 'barrier-after-exit' was merged into SYN101")
     (tmp_path / ".syncheck.toml").write_text('arch = "sm_90"\nselect = ["SYN9"]\n')
     _one_error_line(cli(k), ".syncheck.toml:2:", "unknown rule 'SYN9'")
     (tmp_path / ".syncheck.toml").write_text('per-file-ignores = { "k.cu" = ["divergent-barrer"] }\n')

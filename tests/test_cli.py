@@ -74,6 +74,8 @@ def test_explain(cli):
     assert cli("--explain", "divergent-grid-sync").returncode == 0
     bad = cli("--explain", "SYN999")
     assert bad.returncode == 2 and "unknown rule" in bad.stderr
+    merged = cli("--explain", "SYN104")
+    assert merged.returncode == 2 and "was merged into SYN101" in merged.stderr
 
 
 def test_every_rule_has_a_document_and_every_document_a_rule():
