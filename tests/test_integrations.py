@@ -50,10 +50,14 @@ def test_sarif_validates_against_the_official_schema(tmp_path_factory):
     assert "SYN101" in rules and rules["SYN101"]["help"]["markdown"].startswith("# SYN101")
     results = run["results"]
     assert {r["ruleId"] for r in results} >= {"SYN101", "SYN102", "SYN401"}
-    first = next(r for r in results if r["ruleId"] == "SYN101")
+    uri = lambda result: result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    first = next(r for r in results if r["ruleId"] == "SYN101" and uri(r).endswith("seeds/lecture_divergent_barrier.cu"))
     region = first["locations"][0]["physicalLocation"]["region"]
-    assert (region["startLine"], region["startColumn"]) == (10, 9)
+    assert (region["startLine"], region["startColumn"]) == (10, 9) and first["level"] == "error"
     assert rules[first["ruleId"]] == run["tool"]["driver"]["rules"][first["ruleIndex"]]
+    # a finding's own severity, milder than its rule's (a barrier only exited threads skip)
+    after_exit = next(r for r in results if r["ruleId"] == "SYN101" and uri(r).endswith("bad_tile_reloaded_sized_by_constants.cu"))
+    assert after_exit["level"] == "warning"
 
 
 def test_github_annotations():
