@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from syncheck.ir.calls import call_args, reference_argument_positions
+from syncheck.ir.calls import call_args
 from syncheck.ir.cfg import CFG
 from syncheck.ir.nodes import VALUE_WRAPPERS, Node, asm_written_operands, strip_wrappers
+from syncheck.ir.program import written_reference_arguments
 
 # What the use of a parameter reads when only its incoming value reaches it.
 INCOMING = "incoming value"
@@ -196,8 +197,7 @@ def _aliased(cfg: CFG, live: set[int], program=None) -> set[str]:
                         if t.kind == "DECL_REF_EXPR" and t.decl is not None:
                             out.add(t.decl.key)
                 elif n.kind == "CALL_EXPR":
-                    types = program.written_reference_arguments(n) if program is not None \
-                        else reference_argument_positions(n)
+                    types = written_reference_arguments(program, n)
                     for i, arg in enumerate(call_args(n)):
                         t = _target(arg)
                         if t.kind == "DECL_REF_EXPR" and t.decl is not None and \

@@ -19,11 +19,10 @@ from syncheck.analyses.reaching_definitions import ASSIGN_OPS, COMPOUND_ASSIGN_O
 from syncheck.analyses.shared_memory import Scope, field_binding
 from syncheck.analyses.solver_context import drop_side_context
 from syncheck.analyses.uniformity import UniformityService
-from syncheck.ir.calls import (bound_arguments, call_args, is_default_argument, reference_argument_positions,
-                               template_bindings)
+from syncheck.ir.calls import bound_arguments, call_args, is_default_argument, template_bindings
 from syncheck.ir.nodes import (LANE_ID, POINTER_WRAPPERS, Node, asm_written_operands, lane_id_target, names_declaration,
                                referenced_keys, strip_wrappers)
-from syncheck.ir.program import Function, Program
+from syncheck.ir.program import Function, Program, written_reference_arguments
 
 _Z3 = None
 
@@ -1616,8 +1615,8 @@ def _definitions(body: Node | None, key: str, program=None) -> list[Node] | None
         elif n.kind == "CALL_EXPR" and n.decl is not None:
             # bound to a non-const reference (`cuda::std::tie(inside, index) = f()`)
             args = call_args(n)
-            written = program.written_reference_arguments(n) if program is not None else reference_argument_positions(n)
-            if any(i < len(args) and names_declaration(_strip(args[i]), key) for i in written or ()):
+            if any(i < len(args) and names_declaration(_strip(args[i]), key)
+                   for i in written_reference_arguments(program, n) or ()):
                 return None
         elif n.kind == "ASM_STMT" and any(names_declaration(_strip(operand), key) for operand, _ in asm_written_operands(n)):
             target = lane_id_target(n)

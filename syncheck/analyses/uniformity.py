@@ -27,10 +27,10 @@ from syncheck.analyses.launch_shapes import LaunchShapes, ProjectLaunchShapes
 from syncheck.analyses.warp_idioms import Butterfly, butterfly
 from syncheck.analyses.reaching_definitions import ASSIGN_OPS
 from syncheck.ir.calls import (bound_arguments, call_args, constructor_call, group_kind, is_default_argument,
-                               member_object, reference_argument_positions, template_bindings)
+                               member_object, template_bindings)
 from syncheck.ir.cfg import CFG, Block, build_cfg
 from syncheck.ir.nodes import VALUE_WRAPPERS, Node, names_declaration, strip_wrappers
-from syncheck.ir.program import Function, Program
+from syncheck.ir.program import Function, Program, written_reference_arguments
 
 _MAX_FRAMES = 20000  # call-tree walk budget per root, against pathological call graphs
 
@@ -2509,9 +2509,7 @@ def _assigned_keys(items: list[Node], declarations: bool = True,
             elif k == "CALL_EXPR" and n.decl is not None and "&" in n.decl.type:
                 # Arguments bound to non-const reference parameters may be assigned.
                 args = call_args(n)
-                written = program.written_reference_arguments(n) if program is not None \
-                    else reference_argument_positions(n)
-                for i in written or ():
+                for i in written_reference_arguments(program, n) or ():
                     key = base_local(args[i]) if i < len(args) else None
                     if key:
                         keys.add(key)

@@ -179,6 +179,13 @@ class PartialReachCheck(Check):
 _SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
 
+def skipped_only_by_exits(ctx: CheckContext, reach: PartialReach) -> bool:
+    """Do only threads that left the kernel miss the barrier, with no read after it of what
+    they would have stored (SYN101's warning form: it completes since Volta)?"""
+    from syncheck.checks.shared_races import stale_read
+    return exits_kernel_only(reach) and stale_read(ctx, reach) is None
+
+
 def exits_kernel_only(reach: PartialReach) -> bool:
     """Do the threads that miss the primitive miss it only by returning from the kernel?
     Either they return before it (`if (i >= n) return;` before a barrier), or the primitive
@@ -271,10 +278,9 @@ def reported_block_barrier_reaches(ctx: CheckContext) -> list[PartialReach]:
     cached = ctx.memo.get("reported block barrier reaches")
     if cached is None:
         from syncheck.analyses import primitives as P
-        from syncheck.checks.shared_races import stale_read
         block = lambda site: Level.BLOCK if site.prim.category == P.BLOCK_BARRIER else None
         cached = [r for r in partial_reaches(ctx.uniformity, block)
-                  if r.anchor_function.reported and not (exits_kernel_only(r) and stale_read(ctx, r) is None)]
+                  if r.anchor_function.reported and not skipped_only_by_exits(ctx, r)]
         ctx.memo["reported block barrier reaches"] = cached
     return cached
 

@@ -12,7 +12,7 @@ from syncheck.analyses.levels import Level
 from syncheck.checks.fix_points import control_level, delete_statement, indent_of, statement_end
 from syncheck.diagnostics import UNSAFE, Edit, Fix, Severity
 from syncheck.checks.divergent_sync import (PartialReachCheck, barrier_skipping_decisions, describe_cause,
-                                           exits_kernel_only, subject)
+                                           exits_kernel_only, skipped_only_by_exits, subject)
 from syncheck.checks.shared_races import access_text, ordered, races_through_skipped_barrier, stale_read
 
 
@@ -27,7 +27,7 @@ class DivergentBarrier(PartialReachCheck):
         # Threads that left the kernel count as arrived on Volta and later (measured: it
         # completes, with exact results): a warning, unless a read after the barrier shows
         # what they skipped, an element only they would have stored.
-        if exits_kernel_only(reach) and stale_read(ctx, reach) is None:
+        if skipped_only_by_exits(ctx, reach):
             return Severity.WARNING
         return self.severity
 

@@ -563,6 +563,12 @@ def _is_project_file(path: str | None) -> bool:
     return path is not None and not path.startswith("/usr/") and "cuda_model" not in path
 
 
+def written_reference_arguments(program: "Program | None", call: Node) -> set[int] | None:
+    """Program.written_reference_arguments where the program is at hand; without it, every
+    argument bound to a non-const reference parameter."""
+    return program.written_reference_arguments(call) if program is not None else reference_argument_positions(call)
+
+
 def _may_assign_through(body: Node, key: str) -> bool:
     """Does a function body assign, step or take the address of what the reference parameter
     names (or of a part of it), call a method on it, hand it to another non-const reference,
